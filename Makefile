@@ -1,0 +1,38 @@
+# Two commands do everything: `make run` serves the app, `make test` runs lint and every test.
+VENV   ?= .venv
+PYTHON ?= python3
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint install browser bench-quick clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) -m streamlit run app.py
+
+# Debian's Chromium for the browser tests; skipped (and the e2e tests with it) where it cannot
+# be installed, except under CI, where tests/e2e refuse to skip.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else echo "chromium is not installed and cannot be installed here: browser tests will skip"; fi; }
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+test: install browser lint
+	$(PY) -m pytest
+
+bench-quick: install
+	$(PY) -m benchmarks.quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

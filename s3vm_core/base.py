@@ -1,0 +1,161 @@
+"""The estimator skeleton shared by every solver: ``trace()``, ``fit()``, ``features()``.
+
+A solver subclasses ``S3VMClassifier`` and writes three small methods:
+
+``_setup(problem, **fit_params)``
+    Everything computed once per fit (kernel matrix, feature map, factorizations). After it,
+    ``_features(X_new)`` must work. Runs eagerly inside ``trace()``, so bad input fails at the
+    call, before any state is produced.
+``_features(X_new)``
+    The solver's feature map; decisions are ``_features(X) @ coef + intercept``.
+``_iterate(problem)``
+    A generator of ``SolverState``; its last state has ``event="final"`` and is the fitted model.
+
+The generator in ``trace()`` is the only loop; ``fit()`` simply exhausts it.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from s3vm_core.kernels import KERNELS, default_sigma, kernel_matrix
+from s3vm_core.problem import Problem, make_problem
+from s3vm_core.trace import SolverState, thin
+
+#: Parameter constraints shared by every kernel solver (scikit-learn's validation).
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions(set(KERNELS))],
+    "sigma": [Interval(Real, 0, None, closed="neither"), None],
+    "degree": [Interval(Integral, 1, None, closed="left")],
+    "coef0": [Interval(Real, 0, None, closed="left")],
+}
+
+
+class S3VMClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of the semi-supervised binary classifiers of ``s3vm_core``.
+
+    Labels follow scikit-learn's semi-supervised convention: ``-1`` marks an unlabeled point and
+    exactly two classes must appear among the labeled points.
+    """
+
+    _parameter_constraints: dict = {}
+    #: Whether ``fit`` accepts scipy.sparse input (only primal linear solvers do).
+    _accepts_sparse = False
+
+    # -- the public API -------------------------------------------------------------------
+
+    def trace(self, X, y, *, every: int = 1, **fit_params):
+        """Fit while yielding the optimization path.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels, ``-1`` for unlabeled points.
+        every : int, default=1
+            Keep one "iter" state in ``every``; "init", "stage_end" and "final" are always kept.
+        **fit_params
+            Solver-specific inputs (e.g. a validation set for LapSVM early stopping).
+
+        Returns
+        -------
+        generator of SolverState
+            Input is validated and the feature map is built before this returns, so
+            ``features()`` can be called before the first state is drawn. Exhausting the
+            generator leaves the estimator fitted on its "final" state.
+        """
+        if not isinstance(every, Integral) or every < 1:
+            raise ValueError(f"every must be a positive integer, got {every!r}.")
+        self._validate_params()
+        for attribute in ("coef_", "intercept_", "transduction_"):
+            self.__dict__.pop(attribute, None)
+        X, y = validate_data(
+            self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
+            y_numeric=False, ensure_min_samples=2,
+        )
+        problem = make_problem(X, y)
+        self.classes_ = problem.classes
+        self._setup(problem, **fit_params)
+        self._features_ready = True
+        return self._run(problem, every)
+
+    def fit(self, X, y, **fit_params):
+        """Fit the model (exhausts ``trace``). Returns self."""
+        for _ in self.trace(X, y, **fit_params):
+            pass
+        return self
+
+    def features(self, X) -> np.ndarray:
+        """Map points into the solver's feature space (available once ``trace`` has started)."""
+        if not getattr(self, "_features_ready", False):
+            raise NotFittedError(
+                f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
+            )
+        X = validate_data(
+            self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64
+        )
+        return self._features(X)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Signed distance-like score; positive means ``classes_[1]``."""
+        check_is_fitted(self, "coef_")
+        return self.features(X) @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """Class labels of ``X``."""
+        check_is_fitted(self, "coef_")
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = self._accepts_sparse
+        return tags
+
+    # -- helpers for solvers --------------------------------------------------------------
+
+    def _run(self, problem: Problem, every: int):
+        final = None
+        for state in thin(self._iterate(problem), every):
+            final = state
+            yield state
+        self._finish(final)
+
+    def _finish(self, final: SolverState) -> None:
+        self.coef_ = np.array(final.coef)
+        self.intercept_ = final.intercept
+        self.objective_ = final.objective
+        self.n_iter_ = final.step + 1
+        self.transduction_ = self.classes_[(final.train_decision > 0).astype(int)]
+
+    def _fit_kernel(self, X, centers=None) -> None:
+        """Resolve ``sigma_`` (LDS paper §2.3.2 default when ``sigma`` is None) and keep the
+        kernel's expansion points ``centers`` (default: all of ``X``)."""
+        if self.kernel == "rbf":
+            self.sigma_ = default_sigma(X) if self.sigma is None else float(self.sigma)
+        else:
+            self.sigma_ = None
+        self.X_fit_ = X if centers is None else centers
+
+    def _kernel(self, A, B=None) -> np.ndarray:
+        """Kernel matrix ``k(A, B)`` with the fitted parameters (``B`` defaults to ``X_fit_``)."""
+        return kernel_matrix(
+            A, self.X_fit_ if B is None else B, self.kernel, self.sigma_, self.degree, self.coef0
+        )
+
+    # -- to be written by each solver -----------------------------------------------------
+
+    def _setup(self, problem: Problem, **fit_params) -> None:
+        raise NotImplementedError
+
+    def _features(self, X) -> np.ndarray:
+        raise NotImplementedError
+
+    def _iterate(self, problem: Problem):
+        raise NotImplementedError

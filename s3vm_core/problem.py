@@ -1,0 +1,141 @@
+"""Validated inputs of a semi-supervised binary problem.
+
+The convention is scikit-learn's (``sklearn.semi_supervised``): ``y`` holds class labels and
+``-1`` marks an unlabeled point. Exactly two classes must appear among the labeled points.
+Internally ``classes_[0] -> -1``, ``classes_[1] -> +1`` and unlabeled points ``-> 0``.
+
+Every message here is meant for a student: it says what is wrong and what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+
+UNLABELED = -1
+
+#: Largest dense n x m float64 matrix a solver may allocate (bytes). A kernel matrix of a few
+#: thousand points fits easily; 2 GiB is about 16 000 x 16 000.
+MAX_DENSE_BYTES = 2 * 2**30
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A checked semi-supervised binary problem, in the caller's order.
+
+    Attributes
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+    y : ndarray of shape (n,)
+        Signed labels: -1 or +1 for labeled points, 0 for unlabeled ones.
+    classes : ndarray of shape (2,)
+        ``classes[0]`` is mapped to -1, ``classes[1]`` to +1.
+    """
+
+    X: np.ndarray | sp.spmatrix
+    y: np.ndarray
+    classes: np.ndarray
+
+    @property
+    def labeled(self) -> np.ndarray:
+        return self.y != 0
+
+    @property
+    def unlabeled(self) -> np.ndarray:
+        return self.y == 0
+
+    @property
+    def n_labeled(self) -> int:
+        return int(np.count_nonzero(self.y))
+
+    @property
+    def n_unlabeled(self) -> int:
+        return self.y.size - self.n_labeled
+
+
+def unlabeled_mask(y: np.ndarray) -> np.ndarray:
+    """Boolean mask of the points marked unlabeled (``-1``) in a label vector."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        return y == UNLABELED
+    return np.zeros(y.shape, dtype=bool)
+
+
+def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """Map class labels to {-1, +1} and unlabeled points to 0.
+
+    Returns ``(signed, classes)``. Raises ``ValueError`` unless exactly two classes appear
+    among the labeled points.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(
+            f"The labels must be a 1-D array with one entry per point; got shape {y.shape}."
+        )
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(
+            "The labels contain NaN or infinity. Use -1 for unlabeled points and a class "
+            "label for labeled ones."
+        )
+    unlabeled = unlabeled_mask(y)
+    check_classification_targets(y[~unlabeled])
+    classes = np.unique(y[~unlabeled])
+    if classes.size < 2:
+        if classes.size == 0:
+            raise ValueError(
+                "No point is labeled. Label at least one point of each class (-1 marks an "
+                "unlabeled point)."
+            )
+        raise ValueError(
+            f"Only class {classes[0]!r} has labeled points. Label at least one point of each "
+            "class: a classifier needs an example of both classes."
+        )
+    if classes.size > 2:
+        raise ValueError(
+            "Only binary classification is supported. "
+            f"The labeled points have {classes.size} classes ({', '.join(map(repr, classes))}); "
+            "these solvers separate exactly two classes. Keep two classes, or train one "
+            "classifier per pair of classes."
+        )
+    signed = np.where(unlabeled, 0, np.where(y == classes[1], 1, -1)).astype(np.int8)
+    return signed, classes
+
+
+def check_finite(X, name: str = "X") -> None:
+    """Raise a clear ``ValueError`` when ``X`` holds NaN or infinity."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.dtype.kind in "fc" and not np.all(np.isfinite(values)):
+        bad = int(np.count_nonzero(~np.isfinite(values)))
+        raise ValueError(
+            f"{name} contains {bad} NaN or infinite value(s). Remove or impute those entries "
+            "before fitting."
+        )
+
+
+def check_dense_memory(n_rows: int, n_cols: int, what: str = "kernel matrix") -> None:
+    """Refuse to allocate a dense float64 ``n_rows x n_cols`` matrix beyond ``MAX_DENSE_BYTES``.
+
+    The estimate (rows x columns x 8 bytes) is made before anything is allocated.
+    """
+    needed = 8 * int(n_rows) * int(n_cols)
+    if needed > MAX_DENSE_BYTES:
+        raise ValueError(
+            f"A {n_rows} x {n_cols} {what} needs {needed / 2**30:.1f} GiB of memory, more than "
+            f"the {MAX_DENSE_BYTES / 2**30:.0f} GiB allowed. Use fewer points, or a solver "
+            "option that avoids the full matrix (n_landmarks, n_components, a linear kernel)."
+        )
+
+
+def make_problem(X, y) -> Problem:
+    """Check an already shape-validated ``(X, y)`` pair and encode its labels."""
+    check_finite(X)
+    signed, classes = encode_labels(y)
+    if signed.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X has {X.shape[0]} points but y has {signed.shape[0]} labels; give one label "
+            "(or -1 for unlabeled) per point."
+        )
+    return Problem(X=X, y=signed, classes=classes)

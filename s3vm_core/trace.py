@@ -1,0 +1,124 @@
+"""The optimization path: one ``SolverState`` per recorded step, and decisions on a grid.
+
+Every estimator's ``trace(X, y)`` yields ``SolverState`` objects. Between ``features(X_new)``
+(available as soon as the trace has started) and a state, the decision function is linear::
+
+    f(X_new) = features(X_new) @ state.coef + state.intercept
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+import numpy as np
+
+STAGES = ("C_star", "gamma", "alpha", "T", "newton", "pcg", "fit")
+EVENTS = ("init", "iter", "stage_end", "final")
+
+
+def frozen(a) -> np.ndarray:
+    """A read-only float copy. Optimizers reuse their buffers, so every state owns its arrays."""
+    out = np.array(a, dtype=float, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+def _frozen_extra(value):
+    return frozen(value) if isinstance(value, np.ndarray) else float(value)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SolverState:
+    """One recorded point of a solver's path (see DESIGN.md, "Tracing").
+
+    Attributes
+    ----------
+    step : int
+        Position in the whole unthinned trace: 0, 1, 2, ...
+    stage : str
+        The outer parameter being varied: one of ``STAGES``.
+    stage_index : int
+        Index of the stage (0 for the first C*, gamma, alpha or T).
+    stage_value : float
+        The outer parameter's value (``nan`` where there is none).
+    iteration : int
+        Inner iteration within the stage.
+    event : str
+        ``"init"``, ``"iter"``, ``"stage_end"`` or ``"final"``.
+    coef, intercept
+        The decision function in feature space: ``features(X) @ coef + intercept``.
+    objective : float
+        The objective minimized at this stage (smoothed L_gamma, J_T, ...).
+    grad_norm : float
+        Euclidean norm of its gradient (``nan`` where not defined).
+    train_decision : ndarray
+        f on the training points, in the caller's order.
+    extras : Mapping
+        Solver-specific values, documented per solver.
+    """
+
+    step: int = 0
+    stage: str
+    stage_index: int = 0
+    stage_value: float = math.nan
+    iteration: int = 0
+    event: str = "iter"
+    coef: np.ndarray
+    intercept: float
+    objective: float = math.nan
+    grad_norm: float = math.nan
+    train_decision: np.ndarray
+    extras: Mapping[str, float | np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.stage not in STAGES:
+            raise ValueError(f"stage must be one of {STAGES}, got {self.stage!r}")
+        if self.event not in EVENTS:
+            raise ValueError(f"event must be one of {EVENTS}, got {self.event!r}")
+        set_ = object.__setattr__  # the dataclass is frozen; normalise once, here
+        set_(self, "coef", frozen(self.coef))
+        set_(self, "train_decision", frozen(self.train_decision))
+        set_(self, "intercept", float(self.intercept))
+        set_(self, "stage_value", float(self.stage_value))
+        set_(self, "objective", float(self.objective))
+        set_(self, "grad_norm", float(self.grad_norm))
+        extras = {k: _frozen_extra(v) for k, v in self.extras.items()}
+        set_(self, "extras", MappingProxyType(extras))
+
+    def with_step(self, step: int) -> SolverState:
+        return replace(self, step=step)
+
+
+def thin(states: Iterable[SolverState], every: int = 1):
+    """Number the states 0, 1, 2, ... and keep every ``every``-th "iter" event.
+
+    "init", "stage_end" and "final" events are always kept; ``step`` stays the position in the
+    unthinned trace so thinned and full traces can be compared.
+    """
+    for step, state in enumerate(states):
+        if state.event != "iter" or every <= 1 or state.iteration % every == 0:
+            yield state.with_step(step)
+
+
+def decision_on_grid(features: np.ndarray, states: Iterable[SolverState]) -> np.ndarray:
+    """Decision values of every state at every row of ``features`` in one matrix product.
+
+    Parameters
+    ----------
+    features : ndarray of shape (n_points, p)
+        ``estimator.features(X_points)``, computed once per fit.
+    states : iterable of SolverState
+
+    Returns
+    -------
+    ndarray of shape (n_states, n_points)
+    """
+    states = list(states)
+    if not states:
+        return np.empty((0, features.shape[0]))
+    coefs = np.stack([s.coef for s in states], axis=1)
+    intercepts = np.array([s.intercept for s in states])
+    return (features @ coefs).T + intercepts[:, None]
