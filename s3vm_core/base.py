@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from s3vm_core.kernels import KERNELS, default_sigma, kernel_matrix
-from s3vm_core.problem import Problem, make_problem
+from s3vm_core.problem import Problem, check_finite, make_problem
 from s3vm_core.trace import SolverState, thin
 
 #: Parameter constraints shared by every kernel solver (scikit-learn's validation).
@@ -77,7 +77,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop(attribute, None)
         X, y = validate_data(
             self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
-            y_numeric=False, ensure_min_samples=2,
+            y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
         )
         problem = make_problem(X, y)
         self.classes_ = problem.classes
@@ -98,8 +98,10 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
             )
         X = validate_data(
-            self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64
+            self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
+            ensure_all_finite=False,
         )
+        check_finite(X)
         return self._features(X)
 
     def decision_function(self, X) -> np.ndarray:

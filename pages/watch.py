@@ -1,0 +1,77 @@
+"""Watch a solver: run it on the current data and labels, then play its optimization path."""
+
+import numpy as np
+import streamlit as st
+
+from toy_data import UNLABELED
+from ui import state
+from ui.caching import current_data, run_solver
+from ui.figures import player_figure
+from ui.widgets import SOLVERS, parameter_form
+
+st.title("Watch a solver")
+X, y_true, X2, labels = current_data()
+
+picker, form_column = st.columns([1, 2])
+with picker:
+    solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
+                          format_func=lambda name: SOLVERS[name].title)
+    st.caption(SOLVERS[solver].paper)
+with form_column, st.form("parameters", border=False):
+    columns = st.columns(3)
+    params = {}
+    with columns[0]:
+        params = parameter_form(solver)
+    st.form_submit_button("Run", type="primary")
+
+if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
+    st.error("Label at least one point of each class on the **Data & labels** page: a "
+             "classifier needs an example of both classes before any solver can run.")
+    st.stop()
+
+data = state.data_description()
+try:
+    with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
+        run = run_solver(data, tuple(labels.tolist()), solver, tuple(sorted(params.items())))
+except ValueError as error:
+    st.error(f"{error}")
+    st.stop()
+
+baseline = None
+if st.toggle("show the supervised SVM boundary (dashed)", key=state.SHOW_BASELINE):
+    baseline = run_solver(data, tuple(labels.tolist()), "SVMBaseline", ())
+
+n_states = len(run.states)
+chosen = st.slider("jump to state", 0, n_states - 1, n_states - 1, key=state.FRAME,
+                   help="Play runs in the browser; this slider asks the server for a state's "
+                        "details.") if n_states > 1 else 0
+frame = run.frame_of(chosen)
+baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
+                 and baseline.grid_decisions is not None else None)
+st.plotly_chart(player_figure(run, X2, labels, frame, baseline_grid), width="stretch",
+                config={"displaylogo": False})
+
+state_shown = run.states[chosen]
+unlabeled = labels == UNLABELED
+
+
+def unlabeled_error(decision) -> float:
+    return float(np.mean((decision[unlabeled] > 0).astype(int) != y_true[unlabeled]))
+
+
+cells = st.columns(5)
+cells[0].metric("step", f"{state_shown.step} ({state_shown.event})")
+cells[1].metric("objective", f"{state_shown.objective:.4g}")
+cells[2].metric("‖gradient‖", f"{state_shown.grad_norm:.3g}")
+error_now = unlabeled_error(state_shown.train_decision) if unlabeled.any() else float("nan")
+delta = None
+if baseline is not None and unlabeled.any():
+    change = error_now - unlabeled_error(baseline.states[-1].train_decision)
+    delta = f"{100 * change:+.1f} points vs supervised SVM"
+cells[3].metric("unlabeled error", f"{100 * error_now:.1f} %", delta, delta_color="inverse",
+                help="Against the generator's true labels: did the unlabeled data help?")
+cells[4].metric("run time", f"{run.seconds:.2f} s", help=f"{n_states} states recorded")
+if state_shown.extras:
+    scalars = {k: v for k, v in state_shown.extras.items() if np.ndim(v) == 0}
+    if scalars:
+        st.caption(" · ".join(f"{k} = {v:.4g}" for k, v in scalars.items()))

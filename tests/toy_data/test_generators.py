@@ -1,0 +1,120 @@
+import numpy as np
+import pytest
+
+from toy_data import (
+    DATASETS,
+    clock,
+    digits_pair,
+    g10n,
+    g50c,
+    gaussian_2c,
+    gaussian_4c,
+    make_dataset,
+    pick_labeled,
+    project_2d,
+    two_circles,
+    two_moons,
+)
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_every_registered_data_set_is_deterministic_and_binary(name):
+    spec = DATASETS[name]
+    X1, y1 = make_dataset(name, random_state=3)
+    X2, y2 = make_dataset(name, random_state=3)
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(y1, y2)
+    assert X1.shape == (spec.n_samples, spec.n_features)
+    assert set(np.unique(y1)) == {0, 1}
+    assert np.all(np.isfinite(X1))
+    if not spec.fixed_size:
+        X3, _ = make_dataset(name, random_state=4)
+        assert not np.array_equal(X1, X3)
+
+
+def test_clock_classes_are_rim_and_hands():
+    X, y = clock(n_samples=600, noise=0.0, random_state=0)
+    radius = np.linalg.norm(X, axis=1)
+    np.testing.assert_allclose(radius[y == 0], 1.0)
+    assert radius[y == 1].max() <= 0.75 + 1e-12
+    # The hands point at ten and two o'clock: every hand point lies on one of two rays.
+    hands = X[y == 1]
+    angles = np.degrees(np.arctan2(hands[:, 1], hands[:, 0]))
+    assert np.all(np.isclose(angles, 150) | np.isclose(angles, 30) | (radius[y == 1] < 1e-9))
+    assert 0.55 <= np.mean(y == 0) <= 0.65
+
+
+def test_moons_and_circles_geometry():
+    X, y = two_moons(400, noise=0.0, random_state=0)
+    assert X[y == 0, 1].min() >= -1e-9  # upper moon
+    assert X[y == 1, 1].max() <= 0.5 + 1e-9  # lower moon
+    X, y = two_circles(400, noise=0.0, random_state=0)
+    np.testing.assert_allclose(np.linalg.norm(X[y == 0], axis=1), 1.0)
+    np.testing.assert_allclose(np.linalg.norm(X[y == 1], axis=1), 0.5)
+
+
+def test_gaussian_2c_and_4c_means_follow_the_qn_paper():
+    X, y = gaussian_2c(n_samples=4000, n_features=5, random_state=0)
+    np.testing.assert_allclose(X[y == 0].mean(axis=0), [-2.5, 0, 0, 0, 0], atol=0.1)
+    np.testing.assert_allclose(X[y == 1].mean(axis=0), [2.5, 0, 0, 0, 0], atol=0.1)
+    X, y = gaussian_4c(n_samples=4000, n_features=3, random_state=0)
+    # Class 0 has x1 near -2.5 and two clusters at x2 = +-5: the misleading structure.
+    assert abs(X[y == 0, 0].mean() + 2.5) < 0.1 and abs(X[y == 1, 0].mean() - 2.5) < 0.1
+    assert np.mean(np.abs(X[:, 1]) > 2.5) > 0.9
+
+
+def test_g50c_has_five_percent_bayes_error():
+    X, y = g50c(n_samples=40000, random_state=0)
+    # The Bayes rule is the sign of the projection on the mean direction.
+    bayes = (X.sum(axis=1) > 0).astype(int)
+    assert abs(np.mean(bayes != y) - 0.05) < 0.005
+
+
+def test_g10n_labels_cut_through_both_clusters():
+    X, y = g10n(n_samples=2000, random_state=0)
+    assert X.shape[1] == 10
+    np.testing.assert_array_equal(y, (X[:, 1] + X[:, 2] > 0).astype(int))
+    for cluster in (X[:, 0] < 0, X[:, 0] > 0):
+        assert 0.4 < y[cluster].mean() < 0.6  # each cluster holds both classes
+
+
+def test_digits_pair_scaled_and_subsampled():
+    X, y = digits_pair(digits=(3, 8))
+    assert X.shape[1] == 64 and 0 <= X.min() and X.max() <= 1
+    assert set(np.unique(y)) == {0, 1}
+    Xs, ys = digits_pair(n_samples=100, random_state=0, digits=(2, 5))
+    assert Xs.shape == (100, 64)
+    with pytest.raises(ValueError, match="two different digits"):
+        digits_pair(digits=(3, 3))
+    with pytest.raises(ValueError, match="at most"):
+        digits_pair(n_samples=5000)
+
+
+@pytest.mark.parametrize("bad", [{"n_samples": 2}, {"n_samples": 2.5}, {"noise": -1.0},
+                                 {"noise": float("nan")}])
+def test_generators_reject_bad_settings(bad):
+    with pytest.raises(ValueError, match="n_samples|noise"):
+        two_moons(**{"n_samples": 100, "noise": 0.1, **bad})
+
+
+def test_pick_labeled_keeps_k_per_class_and_is_reproducible():
+    _, y = two_moons(100, random_state=0)
+    labeled = pick_labeled(y, 3, random_state=1)
+    for cls in (0, 1):
+        assert np.sum(labeled == cls) == 3
+    assert np.all((labeled == -1) | (labeled == y))
+    np.testing.assert_array_equal(labeled, pick_labeled(y, 3, random_state=1))
+    with pytest.raises(ValueError, match="only"):
+        pick_labeled(y, 60)
+    with pytest.raises(ValueError, match="positive"):
+        pick_labeled(y, 0)
+
+
+def test_projection_keeps_2d_data_and_reduces_the_rest():
+    X, _ = two_moons(50, random_state=0)
+    np.testing.assert_array_equal(project_2d(X), X)
+    X, _ = gaussian_2c(200, n_features=20, random_state=0)
+    view = project_2d(X)
+    assert view.shape == (200, 2)
+    # The first principal component is the axis that separates the Gaussians.
+    assert abs(np.corrcoef(view[:, 0], X[:, 0])[0, 1]) > 0.9

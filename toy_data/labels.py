@@ -1,0 +1,41 @@
+"""Choosing which points are labeled."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+UNLABELED = -1
+
+
+def pick_labeled(y, n_per_class=1, random_state=None):
+    """Hide all labels but ``n_per_class`` random ones per class.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        True class labels (no -1 entries).
+    n_per_class : int, default=1
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        A copy of ``y`` with ``-1`` for unlabeled points; every class keeps exactly
+        ``n_per_class`` labels.
+    """
+    y = np.asarray(y)
+    if not isinstance(n_per_class, int | np.integer) or n_per_class < 1:
+        raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}.")
+    rng = check_random_state(random_state)
+    out = np.full_like(y, UNLABELED)
+    for cls in np.unique(y):
+        members = np.flatnonzero(y == cls)
+        if members.size < n_per_class:
+            raise ValueError(
+                f"Class {cls!r} has only {members.size} point(s); cannot label {n_per_class} of "
+                "them. Ask for fewer labels per class or generate more points."
+            )
+        chosen = rng.choice(members, n_per_class, replace=False)
+        out[chosen] = y[chosen]
+    return out

@@ -1,0 +1,106 @@
+"""Cached data generation and solver runs: one solver run per (data, labels, solver, parameters).
+
+A run keeps every state of the trace, the feature map of the display grid (computed once per
+fit) and the decision values of the frames the player shows.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from s3vm_core import decision_on_grid
+from toy_data import make_dataset, project_2d
+from ui.widgets import make_estimator
+
+#: Most frames sent to the browser for client-side playback; together with GRID_SIZE this keeps
+#: a figure under ~2 MB.
+MAX_FRAMES = 60
+GRID_SIZE = 60
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def dataset(name: str, n_samples: int, noise: float, seed: int):
+    """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen."""
+    X, y = make_dataset(name, n_samples, noise, random_state=seed)
+    return X, y, project_2d(X)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished trace, ready to draw."""
+
+    states: list
+    estimator: object
+    seconds: float
+    frames: np.ndarray              # indices into states shown by the player
+    grid_x: np.ndarray | None       # grid axes (2-D data only)
+    grid_y: np.ndarray | None
+    grid_decisions: np.ndarray | None  # (n_frames, len(grid_y), len(grid_x)), float32
+    point_decisions: np.ndarray     # (n_frames, n_points): f on the training points
+
+    def frame_of(self, state_index: int) -> int:
+        """Position of the player frame closest to (at or before) a state."""
+        return int(np.searchsorted(self.frames, state_index, side="right") - 1)
+
+
+def pick_frames(states, max_frames: int = MAX_FRAMES) -> np.ndarray:
+    """Evenly spread frames over the trace, always keeping stage ends and the final state."""
+    n = len(states)
+    if n <= max_frames:
+        return np.arange(n)
+    milestones = [i for i, s in enumerate(states) if s.event in ("init", "stage_end", "final")]
+    if len(milestones) >= max_frames:
+        keep = np.linspace(0, len(milestones) - 1, max_frames).round().astype(int)
+        return np.unique(np.asarray(milestones)[keep])
+    spread = np.linspace(0, n - 1, max_frames - len(milestones)).round().astype(int)
+    return np.unique(np.r_[milestones, spread])
+
+
+def display_grid(X2: np.ndarray, size: int = GRID_SIZE):
+    """Axes of a square grid covering the points with a 10% margin."""
+    low, high = X2.min(axis=0), X2.max(axis=0)
+    pad = 0.1 * np.maximum(high - low, 1e-9)
+    return (np.linspace(low[0] - pad[0], high[0] + pad[0], size),
+            np.linspace(low[1] - pad[1], high[1] + pad[1], size))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
+    """Trace ``solver`` on the data set ``data`` with ``labels`` (``-1`` = unlabeled).
+
+    Raises the solver's ``ValueError`` unchanged so the page can show it; failures are not cached.
+    """
+    X, _, X2 = dataset(*data)
+    estimator = make_estimator(solver, dict(params))
+    start = time.perf_counter()
+    states = list(estimator.trace(X, np.asarray(labels)))
+    seconds = time.perf_counter() - start
+    frames = pick_frames(states)
+    shown = [states[i] for i in frames]
+    point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
+    grid_x = grid_y = grid_decisions = None
+    if X.shape[1] == 2:
+        grid_x, grid_y = display_grid(X2)
+        xx, yy = np.meshgrid(grid_x, grid_y)
+        features = estimator.features(np.column_stack([xx.ravel(), yy.ravel()]))
+        grid_decisions = decision_on_grid(features, shown).astype(np.float32)
+        grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
+    return Run(states, estimator, seconds, frames, grid_x, grid_y, grid_decisions,
+               point_decisions)
+
+
+def current_data():
+    """``(X, y_true, X_2d, labels)`` of the session's data set; on bad settings, an error
+    message and a stopped page (the labels are kept)."""
+    from ui import state
+
+    try:
+        X, y_true, X2 = dataset(*state.data_description())
+    except ValueError as error:
+        st.error(f"{error} Change the data settings in the sidebar.")
+        st.stop()
+    return X, y_true, X2, state.labels(y_true)

@@ -1,0 +1,177 @@
+"""Every session-state key of the app, and the small functions that read and change them.
+
+Two browser sessions never share this state (Streamlit keeps one ``st.session_state`` per
+session). The data set is described by a few numbers and regenerated through a cache; the
+labels are a list of class indices (``-1`` = unlabeled).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+
+from toy_data import DATASETS, UNLABELED, pick_labeled
+
+# -- keys ----------------------------------------------------------------------------------
+DATASET = "dataset"          # registry name (sidebar selectbox)
+N_SAMPLES = "n_samples"      # sidebar number input
+NOISE = "noise"              # sidebar slider
+SEED = "seed"                # sidebar number input
+LABELS = "labels"            # list[int], -1 = unlabeled, in data order
+LABELS_FOR = "labels_for"    # the data description the labels belong to
+BRUSH = "brush"              # what a click does: 0 or 1 labels with that class, -1 unlabels
+K_PER_CLASS = "k_per_class"  # "k random labels per class"
+LABEL_CHART = "label_chart"  # the clickable scatter of the Data page (selection state)
+SOLVER = "solver"            # the solver picked on the Watch page
+PARAMS_PREFIX = "param:"     # one widget key per solver parameter: "param:<solver>:<name>"
+FRAME = "frame"              # the state shown in detail on the Watch page
+SHOW_BASELINE = "show_baseline"
+SCENARIO_LOADED = "scenario_loaded"  # the URL scenario was read once for this session
+ERROR = "error"              # message of the last failed action, shown on the next run
+
+#: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
+#: that is not drawn on the current page unless the key is re-assigned on every run).
+PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE)
+
+DEFAULTS = {
+    DATASET: "two_moons",
+    N_SAMPLES: DATASETS["two_moons"].n_samples,
+    NOISE: DATASETS["two_moons"].noise,
+    SEED: 0,
+    BRUSH: 1,
+    K_PER_CLASS: 1,
+    SOLVER: "SVMBaseline",
+    SHOW_BASELINE: True,
+}
+
+#: Largest data set the app draws; kernels of this size stay interactive.
+MAX_POINTS = 2000
+
+
+def init() -> None:
+    """Fill missing keys with defaults, read a shared scenario once, keep widget values."""
+    state = st.session_state
+    for key, value in DEFAULTS.items():
+        state.setdefault(key, value)
+    if not state.get(SCENARIO_LOADED):
+        state[SCENARIO_LOADED] = True
+        text = st.query_params.get("scenario")
+        if text:
+            try:
+                load_scenario(text)
+            except ValueError as error:
+                state[ERROR] = f"The shared link could not be loaded: {error}"
+    for key in PERSISTENT:
+        state[key] = state[key]
+    for key in [k for k in state if isinstance(k, str) and k.startswith(PARAMS_PREFIX)]:
+        state[key] = state[key]
+
+
+def data_description() -> tuple[str, int, float, int]:
+    """The description the current data set is generated from (hashable, for caches)."""
+    state = st.session_state
+    return (state[DATASET], int(state[N_SAMPLES]), float(state[NOISE]), int(state[SEED]))
+
+
+def labels(y_true: np.ndarray) -> np.ndarray:
+    """The labels of the current data set.
+
+    When the data set changes, the labels start over with one random label per class, so every
+    page has something to show without configuration.
+    """
+    state = st.session_state
+    if state.get(LABELS_FOR) != data_description() or len(state.get(LABELS, [])) != len(y_true):
+        set_labels(pick_labeled(y_true, 1, random_state=int(state[SEED])))
+    return np.asarray(state[LABELS], dtype=int)
+
+
+def set_labels(values) -> None:
+    st.session_state[LABELS] = [int(v) for v in values]
+    st.session_state[LABELS_FOR] = data_description()
+
+
+def apply_brush(indices) -> None:
+    """Give the selected points the brush's class (or unlabel them). Idempotent."""
+    current = st.session_state.get(LABELS)
+    if current is None:
+        return
+    updated = list(current)
+    for index in indices:
+        if 0 <= int(index) < len(updated):
+            updated[int(index)] = int(st.session_state[BRUSH])
+    set_labels(updated)
+
+
+def solver_param_key(solver: str, name: str) -> str:
+    return f"{PARAMS_PREFIX}{solver}:{name}"
+
+
+def take_error() -> str | None:
+    """The message of a failed action (from a callback), once."""
+    return st.session_state.pop(ERROR, None)
+
+
+def report_error(message: str) -> None:
+    st.session_state[ERROR] = message
+
+
+# -- shareable scenario ------------------------------------------------------------------
+
+
+def scenario() -> dict:
+    """A JSON-able description of what is on screen: data set, labels, solver."""
+    state = st.session_state
+    name, n_samples, noise, seed = data_description()
+    labeled = {str(i): c for i, c in enumerate(state.get(LABELS, [])) if c != UNLABELED}
+    params = {
+        key.rsplit(":", 1)[1]: state[key]
+        for key in state
+        if isinstance(key, str) and key.startswith(f"{PARAMS_PREFIX}{state[SOLVER]}:")
+    }
+    return {"dataset": name, "n": n_samples, "noise": noise, "seed": seed, "labels": labeled,
+            "solver": state[SOLVER], "params": params}
+
+
+def scenario_query() -> str:
+    return json.dumps(scenario(), separators=(",", ":"), sort_keys=True)
+
+
+def load_scenario(text: str) -> None:
+    """Validate a scenario's JSON and make it the session's state (never unpickled)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError("it is not valid JSON.") from error
+    if not isinstance(data, dict):
+        raise ValueError("it must describe a scenario as a JSON object.")
+    name = data.get("dataset", DEFAULTS[DATASET])
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}.")
+    n = data.get("n", DATASETS[name].n_samples)
+    noise = data.get("noise", DATASETS[name].noise)
+    seed = data.get("seed", 0)
+    if not (isinstance(n, int) and 4 <= n <= MAX_POINTS):
+        raise ValueError(f"n must be an integer between 4 and {MAX_POINTS}.")
+    if not (isinstance(noise, int | float) and 0 <= noise <= 10):
+        raise ValueError("noise must be a number between 0 and 10.")
+    if not (isinstance(seed, int) and 0 <= seed < 2**31):
+        raise ValueError("seed must be a non-negative integer.")
+    raw_labels = data.get("labels", {})
+    if not isinstance(raw_labels, dict):
+        raise ValueError("labels must map point indices to classes 0 or 1.")
+    values = [UNLABELED] * n
+    for index, cls in raw_labels.items():
+        if not (str(index).isdigit() and int(index) < n and cls in (0, 1)):
+            raise ValueError(f"label {index!r}: {cls!r} is not a point index with class 0 or 1.")
+        values[int(index)] = cls
+    state = st.session_state
+    state[DATASET], state[N_SAMPLES], state[NOISE], state[SEED] = name, n, float(noise), seed
+    set_labels(values)
+    solver = data.get("solver")
+    if isinstance(solver, str):
+        state[SOLVER] = solver
+        for key, value in (data.get("params") or {}).items():
+            if isinstance(value, int | float | str | bool):
+                state[solver_param_key(solver, str(key))] = value
