@@ -104,7 +104,7 @@ def default_C(K: np.ndarray) -> float:
 
 
 def select_landmarks(n: int, n_landmarks: int, random_state=None) -> np.ndarray:
-    """Indices of ``n_landmarks`` distinct training points, uniformly drawn (subset of regressors)."""
+    """Indices of ``n_landmarks`` distinct training points drawn uniformly at random."""
     rng = np.random.default_rng(random_state)
     return np.sort(rng.choice(n, size=n_landmarks, replace=False))
 
