@@ -7,6 +7,7 @@ from toy_data import UNLABELED, pick_labeled
 from ui import state
 from ui.caching import current_data
 from ui.figures import CLASS_COLORS, labeling_figure
+from ui.widgets import start_page
 
 BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
 
@@ -22,11 +23,12 @@ def on_select() -> None:
 def pick_random(y_true) -> None:
     try:
         state.set_labels(pick_labeled(y_true, int(st.session_state[state.K_PER_CLASS]),
-                                      random_state=np.random.default_rng()))
+                                      random_state=int(np.random.default_rng().integers(2**31))))
     except ValueError as error:
         state.report_error(str(error))
 
 
+start_page()
 st.title("Data & labels")
 X, y_true, X2, labels = current_data()
 
@@ -59,6 +61,7 @@ st.caption(
 left, middle, right = st.columns([2, 2, 2])
 left.number_input("k labels per class", min_value=1, max_value=50, key=state.K_PER_CLASS)
 middle.button("Pick k random labels per class", on_click=pick_random, args=(y_true,),
+              key=state.PICK_RANDOM,
               width="stretch")
-right.button("Clear all labels", on_click=state.set_labels,
+right.button("Clear all labels", on_click=state.set_labels, key=state.CLEAR_LABELS,
              args=([UNLABELED] * len(labels),), width="stretch")

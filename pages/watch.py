@@ -7,8 +7,9 @@ from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, run_solver
 from ui.figures import player_figure
-from ui.widgets import SOLVERS, parameter_form
+from ui.widgets import SOLVERS, parameter_form, start_page
 
+start_page()
 st.title("Watch a solver")
 X, y_true, X2, labels = current_data()
 
@@ -17,7 +18,7 @@ with picker:
     solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
                           format_func=lambda name: SOLVERS[name].title)
     st.caption(SOLVERS[solver].paper)
-with form_column, st.form("parameters", border=False):
+with form_column, st.form(state.PARAMETER_FORM, border=False):
     columns = st.columns(3)
     params = {}
     with columns[0]:

@@ -6,7 +6,22 @@ Every estimator follows scikit-learn (``fit``, ``predict``, ``decision_function`
 Unlabeled points are marked ``-1`` in ``y``.
 """
 
+from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
+from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
 from s3vm_core.solvers.svm import SVMBaseline
+from s3vm_core.solvers.tsvm import LDS, GradientTSVM, GraphKernelSVM, LabelSwitchingTSVM
 from s3vm_core.trace import SolverState, decision_on_grid
 
-__all__ = ["SVMBaseline", "SolverState", "decision_on_grid"]
+__all__ = [
+    "LDS",
+    "ContinuationS3VM",
+    "GradientTSVM",
+    "GraphKernelSVM",
+    "LabelSwitchingTSVM",
+    "LapRLSC",
+    "LapSVM",
+    "SVMBaseline",
+    "SolverState",
+    "decision_on_grid",
+    "smoothed_objective_along_line",
+]

@@ -5,3 +5,376 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+
+def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
+                  graph_sigma: float | None = None) -> sp.csr_matrix:
+    """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
+
+    Points i and j are joined when either is among the ``n_neighbors`` nearest (Euclidean)
+    neighbours of the other. Edge weights are 1 (``weights="binary"``) or the exponential
+    weights ``w_ij = exp(-||x_i - x_j||^2 / (2 graph_sigma^2))`` (``"gaussian"``), the choice
+    under which the graph Laplacian converges to the Laplace-Beltrami operator (§2).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    n_neighbors : int
+        Neighbours per point (the paper's ``nn``); must be smaller than ``n``.
+    weights : {"gaussian", "binary"}
+    graph_sigma : float or None
+        Width of the Gaussian weights; ``None`` takes the mean distance of the points to their
+        ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n), symmetric, zero diagonal.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} but there are only {n} points: each point needs "
+            f"n_neighbors other points to connect to. Use 1 <= n_neighbors <= {n - 1}."
+        )
+    if weights not in ("gaussian", "binary"):
+        raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
+    distances = NearestNeighbors(n_neighbors=n_neighbors).fit(X).kneighbors_graph(
+        mode="distance"
+    )
+    distances = distances.maximum(distances.T).tocsr()  # i ~ j if either is a neighbour
+    W = distances.copy()
+    if weights == "binary":
+        W.data = np.ones_like(W.data)
+    else:
+        width = float(np.mean(distances.data)) if graph_sigma is None else float(graph_sigma)
+        if width <= 0:
+            raise ValueError(
+                "The neighbours all coincide (zero distances), so no Gaussian weight width can "
+                "be derived. Remove duplicate points, set graph_sigma, or use binary weights."
+            )
+        W.data = np.exp(-0.5 * (W.data / width) ** 2)
+    W.eliminate_zeros()
+    return W
+
+
+def graph_laplacian(W, normalized: bool = True, p: int = 1) -> sp.csr_matrix:
+    """Graph Laplacian ``L = D - W`` (LapSVM paper §2), optionally normalized and iterated.
+
+    ``normalized=True`` gives ``D^{-1/2} (D - W) D^{-1/2} = I - D^{-1/2} W D^{-1/2}`` (the form
+    used in all experiments, §6.3); ``p`` is the degree ``p`` of Table 8: the returned operator
+    is ``L^p``, kept sparse (its fill-in grows with ``p``).
+    """
+    if int(p) != p or p < 1:
+        raise ValueError(
+            f"The Laplacian degree p must be a whole number >= 1 (L is raised to the power p), "
+            f"got {p!r}."
+        )
+    W = sp.csr_matrix(W, dtype=float)
+    degrees = np.asarray(W.sum(axis=1)).ravel()
+    L = (sp.diags(degrees) - W).tocsr()
+    if normalized:
+        # An isolated point has no neighbours: its row of the normalized Laplacian stays zero.
+        inv_sqrt = np.zeros_like(degrees)
+        np.divide(1.0, np.sqrt(degrees), out=inv_sqrt, where=degrees > 0)
+        scale = sp.diags(inv_sqrt)
+        L = (scale @ L @ scale).tocsr()
+    result = L
+    for _ in range(int(p) - 1):
+        result = (result @ L).tocsr()
+    result.eliminate_zeros()
+    return result
+
+
+def intrinsic_norm(f, L) -> float:
+    """The intrinsic norm of eq. (1), ``||f||_I^2 = f^T L f``.
+
+    For the unnormalized Laplacian this is ``sum_{i<j} w_ij (f(x_i) - f(x_j))^2``: small when
+    ``f`` varies little between neighbouring points of the graph.
+    """
+    f = np.asarray(f, dtype=float)
+    return float(f @ (L @ f))
+
+
+# --- rho-path distances and classical MDS (LDS paper §2.1, §2.3, Algorithm 1) -------------------
+
+#: Largest exponent ``rho * d`` allowed: exp(690) times ~1e8 edges of a path stays below
+#: float64's largest number, exp(709.7).
+_RHO_EXP_LIMIT = 690.0
+
+#: Nearest training points through which a new point's paths may leave (out-of-sample extension).
+RHO_PATH_OOS_NEIGHBORS = 10
+
+
+def _check_rho(rho) -> float:
+    rho = float(rho)
+    if not rho >= 0:  # also catches NaN
+        raise ValueError(
+            f"rho must be >= 0 (0 gives Euclidean distances, np.inf the minimax path distance); "
+            f"got {rho!r}."
+        )
+    return rho
+
+
+def _neighbor_graph(X, n_neighbors: int):
+    """Symmetric k-NN graph weighted by Euclidean distances (LDS paper §2.1, footnote 1)."""
+    from sklearn.neighbors import kneighbors_graph
+
+    n = X.shape[0]
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors must be between 1 and n - 1 = {n - 1} for {n} points; got "
+            f"{n_neighbors}. Use n_neighbors=None for the fully connected graph of the paper."
+        )
+    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
+    return G.maximum(G.T).tocsr()
+
+
+def _check_connected(G) -> None:
+    from scipy.sparse.csgraph import connected_components
+
+    n_components, _ = connected_components(G, directed=False)
+    if n_components > 1:
+        raise ValueError(
+            f"The nearest-neighbour graph falls into {n_components} separate pieces, so the "
+            "path distance between points of different pieces is infinite. Increase "
+            "n_neighbors, or use the fully connected graph (n_neighbors=None) as the LDS paper "
+            "does."
+        )
+
+
+def _minimax_distances(X, n_neighbors: int | None) -> np.ndarray:
+    """rho = inf: the minimax path distance of eq. (1), i.e. the largest edge on the path of the
+    minimum spanning tree — the cophenetic distance of single linkage (an ultrametric)."""
+    from scipy.cluster.hierarchy import cophenet, linkage
+    from scipy.spatial.distance import squareform
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    if n_neighbors is None:
+        d = euclidean_distances(X)
+    else:
+        G = _neighbor_graph(X, n_neighbors)
+        _check_connected(G)
+        # Non-edges get a length no spanning tree of the connected graph will use.
+        big = 2.0 * float(G.data.max(initial=0.0)) + 1.0
+        d = np.full((X.shape[0],) * 2, big)
+        d[G.nonzero()] = G.data
+    d = 0.5 * (d + d.T)
+    np.fill_diagonal(d, 0.0)
+    return squareform(cophenet(linkage(squareform(d, checks=False), "single")))
+
+
+def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.ndarray:
+    """Minimal rho-path distances between all points (LDS paper Algorithm 1, steps 1–3).
+
+    Step 1 builds a graph with edge lengths ``exp(rho d(i, j)) - 1`` (fully connected when
+    ``n_neighbors`` is None, the paper's ``k = n + m`` of §2.3.2; else the symmetric k-NN graph
+    of §2.1); step 2 takes all-pairs shortest path lengths ``d_SP`` (scipy's Floyd–Warshall,
+    O(n^3), faster than n Dijkstra runs on a dense graph); step 3 returns
+    ``(1/rho) log(1 + d_SP)``, the softened max ``smax^rho`` of eq. (2) minimized over paths.
+
+    The limits are handled as §2.3.3 says: ``rho = 0`` is the shortest path on ``d`` itself
+    (Euclidean distances on the full graph, Isomap on a k-NN graph); ``rho = inf`` the minimax
+    path distance of eq. (1). A ``rho * max d`` beyond 690, where ``exp`` overflows, is refused
+    with a clear message (use ``rho=np.inf`` there).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    rho : float in [0, inf]
+    n_neighbors : int or None, default=None
+
+    Returns
+    -------
+    P : ndarray of shape (n, n)
+        Path distances (not squared): the paper's ``D^rho`` is ``P**2``.
+    """
+    from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    from s3vm_core.problem import check_dense_memory
+
+    rho = _check_rho(rho)
+    X = np.asarray(X, dtype=float)
+    check_dense_memory(X.shape[0], X.shape[0], "path distance matrix")
+    if np.isinf(rho):
+        return _minimax_distances(X, n_neighbors)
+    if n_neighbors is None:
+        if rho == 0.0:  # the direct edge is shortest (triangle inequality)
+            return euclidean_distances(X)
+        d = euclidean_distances(X)
+        np.fill_diagonal(d, 0.0)
+        G = None
+    else:
+        G = _neighbor_graph(X, n_neighbors)
+        _check_connected(G)
+        if rho == 0.0:
+            return shortest_path(G, method="D", directed=False)
+        d = G.data
+    largest = rho * float(d.max(initial=0.0))
+    if largest > _RHO_EXP_LIMIT:
+        raise ValueError(
+            f"rho times the longest edge is {largest:.0f}: the edge lengths exp(rho d) - 1 of "
+            "the LDS paper would be infinite in floating point (above exp(690)). Use a smaller "
+            "rho, rescale X, or rho=np.inf, the limit the paper handles exactly (minimax path "
+            "distance)."
+        )
+    weights = np.expm1(rho * d)
+    if G is None:
+        # null_value=inf keeps zero-length edges (duplicate points) as edges.
+        graph = csgraph_from_dense(weights, null_value=np.inf)
+    else:
+        graph = G.copy()
+        graph.data = weights
+    P = np.log1p(shortest_path(graph, method="FW", directed=False)) / rho
+    P = 0.5 * (P + P.T)
+    np.fill_diagonal(P, 0.0)
+    return np.maximum(P, 0.0, out=P)
+
+
+def _rho_join(a, b, rho: float):
+    """Path distance of a path made of two pieces with distances ``a`` and ``b`` (eq. (2)):
+    ``(1/rho) log(exp(rho a) + exp(rho b) - 1)``, computed without overflow; ``a + b`` at
+    rho = 0 and ``max(a, b)`` at rho = inf."""
+    if rho == 0.0:
+        return a + b
+    if np.isinf(rho):
+        return np.maximum(a, b)
+    hi = np.maximum(a, b)
+    lo = np.minimum(a, b)
+    # exp(rho lo) + exp(rho hi) - 1 = exp(rho hi) (1 + expm1(rho (lo - hi)) - expm1(-rho hi)):
+    # no overflow, and no cancellation for small rho.
+    inner = np.expm1(rho * (lo - hi)) - np.expm1(-rho * hi)
+    return hi + np.log1p(inner) / rho
+
+
+def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = None,
+                          n_hops: int = RHO_PATH_OOS_NEIGHBORS, chunk: int = 512) -> np.ndarray:
+    """Out-of-sample rho-path distances from new points to the training points.
+
+    A new point ``x`` is joined to the training graph by edges to its ``n_hops`` nearest
+    training points ``k`` (and, on the fully connected graph, by the direct edge to every
+    training point ``j``); its distance to ``j`` is the best of the direct edge and the paths
+    ``x -> k`` followed by the training shortest path ``k -> j`` (``P``):
+
+    ``P(x, j) = min(d(x, j), min_k smax^rho(d(x, k), P(k, j)))``.
+
+    Approximation (documented for the app): paths that leave ``x`` by an edge to a training
+    point farther than its ``n_hops`` nearest ones, and shortcuts that ``x`` would create
+    between training points, are ignored. It is exact at rho = 0 on the full graph and for every
+    training point (whose own distance row is reproduced exactly, since it is its own nearest
+    neighbour), and for large rho a long first edge is never on a shortest path anyway.
+
+    Parameters
+    ----------
+    X_new : ndarray of shape (n_new, d)
+    X : ndarray of shape (n, d)
+        Training points.
+    P : ndarray of shape (n, n)
+        ``rho_path_distances(X, rho, n_neighbors=n_neighbors)``.
+    rho, n_neighbors : as for ``rho_path_distances``.
+
+    Returns
+    -------
+    ndarray of shape (n_new, n)
+    """
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    rho = _check_rho(rho)
+    X_new = np.asarray(X_new, dtype=float)
+    n = X.shape[0]
+    hops = min(n_hops if n_neighbors is None else n_neighbors, n)
+    out = np.empty((X_new.shape[0], n))
+    for start in range(0, X_new.shape[0], chunk):
+        d = euclidean_distances(X_new[start:start + chunk], X)
+        near = np.argpartition(d, hops - 1, axis=1)[:, :hops]
+        d_near = np.take_along_axis(d, near, axis=1)
+        via = _rho_join(d_near[:, :, None], P[near], rho).min(axis=1)
+        out[start:start + chunk] = np.minimum(d, via) if n_neighbors is None else via
+    return out
+
+
+class MDSMap:
+    """Classical MDS of squared distances with the eigenvalue threshold (6) of the LDS paper.
+
+    Attributes
+    ----------
+    embedding : ndarray of shape (n, p)
+        ``U_k sqrt(lam_k)``, Algorithm 1 step 6.
+    eigenvalues : ndarray of shape (p,)
+        The kept eigenvalues ``lam_1 >= ... >= lam_p > 0``.
+    components : ndarray of shape (n, p)
+        The eigenvectors ``U``.
+    column_means : ndarray of shape (n,)
+        Mean squared distance from each training point (for the out-of-sample formula).
+    """
+
+    __slots__ = ("embedding", "eigenvalues", "components", "column_means")
+
+    def __init__(self, embedding, eigenvalues, components, column_means):
+        self.embedding = embedding
+        self.eigenvalues = eigenvalues
+        self.components = components
+        self.column_means = column_means
+
+    def transform(self, D2_new) -> np.ndarray:
+        """Landmark-MDS projection of new points (de Silva & Tenenbaum's out-of-sample formula).
+
+        ``x~ = 1/2 Lambda^{-1/2} U^T (column_means - delta_x)`` with ``delta_x`` the squared
+        distances of ``x`` to the training points. For a training point (``delta_x`` a row of
+        ``D``) it returns exactly its embedding, because ``U^T 1 = 0``.
+        """
+        D2_new = np.asarray(D2_new, dtype=float)
+        return 0.5 * (self.column_means[None, :] - D2_new) @ (
+            self.components / np.sqrt(self.eigenvalues))
+
+
+def mds_threshold(eigenvalues, delta: float) -> int:
+    """Number ``p`` of MDS components kept by the LDS paper's threshold (6).
+
+    The smallest ``p`` with ``sum_{i<=p} lam_i >= (1 - delta) sum_i max(0, lam_i)`` and
+    ``lam_p <= delta lam_1`` (eigenvalues decreasing), capped at the number of positive ones.
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    # Eigenvalues within round-off of zero (a rank-deficient D) are not positive directions.
+    positive = lam[lam > 1e-10 * max(lam[0], 0.0)]
+    if positive.size == 0:
+        raise ValueError(
+            "The distance matrix has no positive MDS eigenvalue (all points coincide); there is "
+            "no embedding to learn on. Give distinct points."
+        )
+    cumulative = np.cumsum(positive)
+    p_mass = int(np.searchsorted(cumulative, (1.0 - delta) * cumulative[-1] * (1 - 1e-12))) + 1
+    small = np.flatnonzero(positive <= delta * positive[0])
+    p_small = int(small[0]) + 1 if small.size else positive.size
+    return min(max(p_mass, p_small), positive.size)
+
+
+def classical_mds(D2, delta: float = 0.1) -> MDSMap:
+    """Classical MDS of a squared-distance matrix ``D2`` (LDS paper Algorithm 1, steps 4–6).
+
+    ``U Lambda U^T = -1/2 H D H`` with ``H = I - 11^T / (n + m)``; the leading ``p``
+    components by threshold (6) (eigenvalues below 1e-10 lam_1 count as zero) give
+    ``x~_ik = U_ik sqrt(lam_k)``. The factor 1/2 is classical MDS's
+    (Cox & Cox, the paper's ref. [8], and the ``K = -1/2 H D H`` of §2.1.2 step 3), so that
+    Euclidean distances give back the centred points; Algorithm 1 writes ``-HDH``, which only
+    scales the embedding by sqrt(2) — compensated exactly by the default C of §2.3.2.
+    """
+    import scipy.linalg
+
+    if not 0.0 < delta < 1.0:
+        raise ValueError(
+            f"delta must lie strictly between 0 and 1 (the fraction of the MDS spectrum that may "
+            f"be dropped, eq. (6); the paper uses 0.1); got {delta!r}."
+        )
+    D2 = np.asarray(D2, dtype=float)
+    column_means = D2.mean(axis=0)
+    B = -0.5 * (D2 - column_means[None, :] - D2.mean(axis=1)[:, None] + D2.mean())
+    B = 0.5 * (B + B.T)
+    lam, U = scipy.linalg.eigh(B)
+    lam, U = lam[::-1], U[:, ::-1]
+    p = mds_threshold(lam, delta)
+    lam, U = lam[:p], U[:, :p]
+    return MDSMap(embedding=U * np.sqrt(lam), eigenvalues=lam, components=U,
+                  column_means=column_means)

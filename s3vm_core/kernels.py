@@ -135,8 +135,10 @@ class UnlabeledCentering:
 
     def transform(self, K_new: np.ndarray) -> np.ndarray:
         """Centre ``K_new = K(X_new, X_train)`` (for the training set itself, pass K)."""
-        row_means = K_new[:, self.unlabeled].mean(axis=1) if np.any(self.unlabeled) else 0.0
-        return K_new - np.asarray(row_means)[:, None] - self.column_means[None, :] + self.grand_mean
+        if not np.any(self.unlabeled):
+            return K_new.copy()
+        row_means = K_new[:, self.unlabeled].mean(axis=1)
+        return K_new - row_means[:, None] - self.column_means[None, :] + self.grand_mean
 
 
 def kernel_pca_map(K: np.ndarray, n_components: int | None = None,

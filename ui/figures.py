@@ -61,7 +61,7 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "") -> go.F
     """The clickable scatter of the Data page: one trace, ``customdata`` = point index."""
     fig = go.Figure(_points_trace(X2, labels))
     fig.update_layout(
-        title=title, dragmode="select", height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         plot_bgcolor="white", uirevision="labels",
     )
     fig.update_xaxes(showgrid=False, zeroline=False)

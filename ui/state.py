@@ -30,6 +30,10 @@ FRAME = "frame"              # the state shown in detail on the Watch page
 SHOW_BASELINE = "show_baseline"
 SCENARIO_LOADED = "scenario_loaded"  # the URL scenario was read once for this session
 ERROR = "error"              # message of the last failed action, shown on the next run
+PICK_RANDOM = "pick_random"  # button: k random labels per class
+CLEAR_LABELS = "clear_labels"  # button: unlabel every point
+REGENERATE = "regenerate"    # sidebar button: next seed
+PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).

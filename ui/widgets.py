@@ -111,6 +111,12 @@ def parameter_form(name: str) -> dict:
     return values
 
 
+def start_page() -> None:
+    """Initialise the session's state and draw the shared sidebar (first call of every page)."""
+    keys.init()
+    data_controls()
+
+
 def data_controls() -> None:
     """The shared sidebar: which data set, how many points, how noisy, which seed."""
     from toy_data import DATASETS
@@ -128,7 +134,7 @@ def data_controls() -> None:
     st.sidebar.slider("noise", min_value=0.0, max_value=2.0 if spec.noise >= 0.5 else 0.5,
                       step=0.01, key=keys.NOISE, help="Standard deviation of the jitter.")
     st.sidebar.number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key=keys.SEED)
-    st.sidebar.button("Regenerate", on_click=_next_seed, width="stretch",
+    st.sidebar.button("Regenerate", on_click=_next_seed, key=keys.REGENERATE, width="stretch",
                       help="Draw a new data set from the same generator (next seed).")
 
 

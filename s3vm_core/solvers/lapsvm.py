@@ -1,0 +1,701 @@
+"""Laplacian SVM trained in the primal (Newton, PCG) and LapRLSC (Melacci & Belkin, JMLR 2011).
+
+The primal problem (7) over ``z = [b, alpha]``, ``f = K alpha + 1 b``::
+
+    obj(z) = 1/2 ( sum_{i in L} max(1 - y_i f_i, 0)^2 + gamma_A alpha^T K alpha
+                   + gamma_I f^T L f )
+
+with the graph Laplacian ``L`` of a k-NN graph over labeled and unlabeled points (§2,
+``s3vm_core.graph``). The intrinsic norm is eq. (1), ``f^T L f`` on the whole ``f``, bias
+included: for the Laplacian ``D - W`` (``L 1 = 0``) it equals (7)'s ``alpha^T K L K alpha``; for
+the normalized Laplacian ``L 1 != 0`` and the bias must enter it, as footnote 1 of §3 warns
+(leaving it out lets ``b`` alone decide the sign far from the labels: it mislabels the rim of
+the clock of Figure 1). LapRLSC (§5, eq. (14)) replaces the squared hinge by the squared loss
+``(y_i - f_i)^2`` on every labeled point; its objective is reported halved, as (7).
+
+Notation of the code: ``g`` is the preconditioned gradient ``grad_hat = P^{-1} grad`` with
+``P = diag(1, K)`` (§3.2): ``g_b = sum_E (f_i - y_i) + gamma_I 1^T L f``, ``g_alpha =
+I_E (f - y) + gamma_A alpha + gamma_I L f``, and the gradient (9) is
+``grad = (g_b, K g_alpha)``. The error vectors ``E`` are the labeled points with
+``y_i f_i < 1`` (all labeled points for LapRLSC).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+from numbers import Integral, Real
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.graph import graph_laplacian, knn_adjacency
+from s3vm_core.problem import check_finite
+from s3vm_core.stopping import CRITERIA, Progress, make_all_criteria, make_criterion
+from s3vm_core.trace import SolverState
+
+#: PCG has converged when the preconditioned gradient norm, relative to its value at t = 0,
+#: falls below this (only floating-point noise is left to optimize), or the exact line search
+#: returns s* = 0.
+_PCG_CONVERGED = 1e-10
+
+
+# -- the objective (7), its gradient (9) and generalized Hessian -----------------------------
+
+
+def _error_set(f, y, hinge: bool) -> np.ndarray:
+    labeled = y != 0
+    return labeled & (y * f < 1.0) if hinge else labeled
+
+
+def lapsvm_objective(z, K, L, y, gamma_A, gamma_I, hinge: bool = True) -> float:
+    """The primal objective (7) at ``z = [b, alpha]`` (LapRLSC's (14) halved if ``hinge=False``).
+
+    ``y`` holds -1/+1 for labeled points and 0 for unlabeled ones.
+    """
+    b, alpha = z[0], z[1:]
+    Kalpha = K @ alpha
+    f = Kalpha + b
+    E = _error_set(f, y, hinge)
+    r = f[E] - y[E]
+    return 0.5 * float(r @ r + gamma_A * alpha @ Kalpha + gamma_I * f @ (L @ f))
+
+
+def lapsvm_gradient(z, K, L, y, gamma_A, gamma_I, hinge: bool = True) -> np.ndarray:
+    """Gradient (9) of the objective (7) with respect to ``z = [b, alpha]``."""
+    b, alpha = z[0], z[1:]
+    f = K @ alpha + b
+    g_b, g_alpha = _preconditioned_gradient(alpha, f, L @ f, y, gamma_A, gamma_I, hinge)
+    return np.concatenate([[g_b], K @ g_alpha])
+
+
+def lapsvm_hessian(z, K, L, y, gamma_A, gamma_I, hinge: bool = True) -> np.ndarray:
+    """The generalized Hessian of (7) (§3.1, after eq. (9)): the squared hinge contributes as
+    a squared loss on the error vectors ``E`` of ``z`` (its second derivative is set to 0 at the
+    break point)."""
+    b, alpha = z[0], z[1:]
+    E = _error_set(K @ alpha + b, y, hinge).astype(float)
+    n = K.shape[0]
+    ell = np.asarray(L.sum(axis=1)).ravel()  # L 1
+    H = np.empty((n + 1, n + 1))
+    KE = K * E  # K I_E
+    H[0, 0] = E.sum() + gamma_I * ell.sum()
+    H[0, 1:] = H[1:, 0] = K @ (E + gamma_I * ell)
+    H[1:, 1:] = KE @ K + gamma_A * K + gamma_I * K @ (L @ K)
+    return H
+
+
+def _preconditioned_gradient(alpha, f, Lf, y, gamma_A, gamma_I, hinge):
+    """``grad_hat = P^{-1} grad`` (§3.2): ``(g_b, g_alpha)`` with ``grad = (g_b, K g_alpha)``."""
+    E = _error_set(f, y, hinge)
+    residual = np.where(E, f - y, 0.0)
+    return (float(residual.sum() + gamma_I * Lf.sum()),
+            residual + gamma_A * alpha + gamma_I * Lf)
+
+
+# -- Newton's method (§3.1) ---------------------------------------------------------------------
+
+
+def _newton_solution(K, LK_reg, gamma_I_ell, y, E):
+    """Minimizer of the quadratic model whose error vectors are ``E``: update (11) with s = 1.
+
+    Solves ``grad_hat = 0`` for fixed ``E``, i.e. the system (12) multiplied by ``P^{-1}``,
+    with ``l = L 1``::
+
+        [ 1^T I_E 1 + g_I 1^T l   (1^T I_E + g_I l^T) K         ] [b    ]   [ 1^T I_E y ]
+        [ I_E 1 + g_I l           I_E K + g_A I + g_I L K       ] [alpha] = [ I_E y     ]
+
+    For the Laplacian ``D - W`` (``l = 0``) this is exactly eq. (11); ``l`` is the bias's share
+    of the intrinsic norm for the normalized one. ``LK_reg`` is ``gamma_A I + gamma_I L K`` and
+    ``gamma_I_ell`` is ``gamma_I L 1``.
+    """
+    n = K.shape[0]
+    Ef = E.astype(float)
+    A = np.empty((n + 1, n + 1))
+    A[0, 0] = Ef.sum() + gamma_I_ell.sum()
+    A[0, 1:] = K @ (Ef + gamma_I_ell)
+    A[1:, 0] = Ef + gamma_I_ell
+    A[1:, 1:] = LK_reg
+    A[1:, 1:][E] += K[E]
+    rhs = np.concatenate([[y[E].sum()], np.where(E, y, 0.0)])
+    try:
+        z = scipy.linalg.solve(A, rhs, check_finite=False)
+    except scipy.linalg.LinAlgError:
+        # No error vector left (E empty) makes the bias undetermined; take the least-norm one.
+        z = scipy.linalg.lstsq(A, rhs, check_finite=False)[0]
+    return float(z[0]), z[1:]
+
+
+# -- PCG (§3.2, Algorithm 1) with the exact line search of §3.2.1 ----------------------------
+
+
+def exact_line_search(a0, a1, residual, fd, y, hinge: bool = True):
+    """Exact minimizer ``s* >= 0`` of ``obj(z + s d)`` along a PCG direction (§3.2.1, eq. (13)).
+
+    The derivative ``psi(s) = a0 + a1 s + sum_{i in E(s)} (r_i + s fd_i) fd_i`` is piecewise
+    linear; it changes slope where a labeled point enters or leaves ``E`` (the break points
+    ``s_i``, visited in increasing order as in the paper; one point switches per break point,
+    ``nu = -1`` leaving Q1, ``+1`` entering from Q2). For LapRLSC (``hinge=False``) there are no
+    break points and ``s* = -grad^T d / d^T H d`` in closed form (§5).
+
+    Parameters
+    ----------
+    a0, a1 : float
+        Regularizer part of ``psi``: ``gamma_A alpha^T K d + gamma_I alpha^T K L K d`` and
+        ``gamma_A d^T K d + gamma_I d^T K L K d``.
+    residual, fd, y : ndarray over the labeled points
+        ``f - y``, ``f_d = K d_alpha + d_b`` and the labels.
+
+    Returns
+    -------
+    (s, n_intervals) : the step and the number of linear pieces examined.
+    """
+    if not hinge:
+        slope = a1 + fd @ fd
+        return (max(0.0, -(a0 + residual @ fd) / slope) if slope > 0 else 0.0), 1
+    margin = 1.0 - y * (residual + y)      # 1 - y_i f_i
+    rate = y * fd                          # margin_i(s) = margin_i - s rate_i
+    # Membership just after s = 0; a point exactly on the margin enters iff its margin grows.
+    in_E = (margin > 0) | ((margin == 0) & (rate < 0))
+    intercept = a0 + residual[in_E] @ fd[in_E]
+    slope = a1 + fd[in_E] @ fd[in_E]
+    if intercept >= 0:
+        return 0.0, 1  # not a descent direction: already optimal along d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        breaks = np.where(rate != 0, margin / rate, np.inf)
+    order = np.flatnonzero(breaks > 0)
+    order = order[np.argsort(breaks[order], kind="stable")]
+    for count, i in enumerate(order, start=1):
+        if slope > 0 and -intercept / slope <= breaks[i]:
+            return -intercept / slope, count
+        nu = -1.0 if in_E[i] else 1.0
+        in_E[i] = not in_E[i]
+        intercept += nu * residual[i] * fd[i]
+        slope += nu * fd[i] * fd[i]
+    if slope <= 0:
+        return (float(breaks[order[-1]]) if order.size else 0.0), order.size + 1
+    return -intercept / slope, order.size + 1
+
+
+class _PCGState(NamedTuple):
+    """Everything PCG carries between iterations (one K matrix-vector product each)."""
+
+    t: int
+    alpha: np.ndarray
+    b: float
+    Kalpha: np.ndarray
+    LKalpha: np.ndarray      # so that L f = LKalpha + b L 1
+    g_alpha: np.ndarray      # preconditioned gradient
+    g_b: float
+    Kg: np.ndarray           # K g_alpha, so grad = (g_b, Kg)
+    d_alpha: np.ndarray      # search direction
+    d_b: float
+    Kd: np.ndarray
+    step_size: float
+    line_search_steps: int
+
+
+class _Problem(NamedTuple):
+    K: np.ndarray
+    L: object                # scipy.sparse matrix
+    y: np.ndarray            # float, 0 for unlabeled
+    labeled: np.ndarray
+    gamma_A: float
+    gamma_I: float
+    hinge: bool
+    ell: np.ndarray          # L 1 (zero for the Laplacian D - W)
+
+
+def _pcg_init(pb: _Problem) -> _PCGState:
+    """Algorithm 1, first line: z = 0, E = L, d = -grad_hat (a steepest-descent first step)."""
+    n = pb.y.size
+    zeros = np.zeros(n)
+    g_b, g_alpha = _preconditioned_gradient(zeros, zeros, zeros, pb.y, pb.gamma_A, pb.gamma_I,
+                                            pb.hinge)
+    Kg = pb.K @ g_alpha
+    return _PCGState(0, zeros, 0.0, zeros, zeros, g_alpha, g_b, Kg, -g_alpha, -g_b, -Kg,
+                     math.nan, 0)
+
+
+def _pcg_step(pb: _Problem, st: _PCGState) -> _PCGState:
+    """One iteration of Algorithm 1: exact line search, update, Polak-Ribiere direction."""
+    LKd = pb.L @ st.Kd
+    lab = pb.labeled
+    f = st.Kalpha + st.b
+    Lf = st.LKalpha + st.b * pb.ell
+    fd = st.Kd + st.d_b              # f_d of §3.2.1 on every point
+    Lfd = LKd + st.d_b * pb.ell
+    a0 = pb.gamma_A * st.alpha @ st.Kd + pb.gamma_I * Lf @ fd
+    a1 = pb.gamma_A * st.d_alpha @ st.Kd + pb.gamma_I * fd @ Lfd
+    s, ls_steps = exact_line_search(a0, a1, f[lab] - pb.y[lab], fd[lab], pb.y[lab], pb.hinge)
+    alpha = st.alpha + s * st.d_alpha
+    b = st.b + s * st.d_b
+    Kalpha = st.Kalpha + s * st.Kd
+    LKalpha = st.LKalpha + s * LKd
+    g_b, g_alpha = _preconditioned_gradient(alpha, Kalpha + b, LKalpha + b * pb.ell, pb.y,
+                                            pb.gamma_A, pb.gamma_I, pb.hinge)
+    Kg = pb.K @ g_alpha  # the one O(n^2) product of the iteration (§3.2.2)
+    # Polak-Ribiere with automatic restart (rho = 0 means a steepest-descent step), P-inner
+    # products: g^T P h = g_b h_b + g_alpha^T K h_alpha.
+    denominator = st.Kg @ st.g_alpha + st.g_b**2
+    numerator = Kg @ (g_alpha - st.g_alpha) + g_b * (g_b - st.g_b)
+    rho = max(0.0, numerator / denominator) if denominator > 0 else 0.0
+    return _PCGState(st.t + 1, alpha, b, Kalpha, LKalpha, g_alpha, g_b, Kg,
+                     -g_alpha + rho * st.d_alpha, -g_b + rho * st.d_b, -Kg + rho * st.Kd,
+                     float(s), ls_steps)
+
+
+def _pcg_measures(pb: _Problem, st: _PCGState):
+    """Objective (7) and the three gradient norms of §4 at the current iterate."""
+    f = st.Kalpha + st.b
+    E = _error_set(f, pb.y, pb.hinge)
+    r = f[E] - pb.y[E]
+    objective = 0.5 * float(r @ r + pb.gamma_A * st.alpha @ st.Kalpha
+                            + pb.gamma_I * f @ (st.LKalpha + st.b * pb.ell))
+    grad = math.sqrt(st.Kg @ st.Kg + st.g_b**2)
+    grad_hat = math.sqrt(st.g_alpha @ st.g_alpha + st.g_b**2)
+    # K may be numerically singular: clip the round-off that makes g^T K g slightly negative.
+    mixed = math.sqrt(max(float(st.g_alpha @ st.Kg), 0.0) + st.g_b**2)
+    return objective, grad, grad_hat, mixed, int(E.sum())
+
+
+# -- the estimators ----------------------------------------------------------------------------
+
+_LAPLACIAN_CONSTRAINTS = {
+    **KERNEL_CONSTRAINTS,
+    "gamma_A": [Interval(Real, 0, None, closed="neither")],
+    "gamma_I": [Interval(Real, 0, None, closed="neither")],
+    "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    "p": [Interval(Integral, 1, None, closed="left")],
+    "normalized": ["boolean"],
+    "graph_weights": [StrOptions({"gaussian", "binary"})],
+    "graph_sigma": [Interval(Real, 0, None, closed="neither"), None],
+    "stopping": [StrOptions(set(CRITERIA)), None],
+    "tol": [Interval(Real, 0, None, closed="neither"), None],
+    "check_every": [Interval(Integral, 1, None, closed="left"), None],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+}
+
+
+class _LaplacianKernelMachine(S3VMClassifier):
+    """Shared by LapSVM and LapRLSC: kernel, graph Laplacian, validation set, PCG trace."""
+
+    _hinge = True
+
+    # -- setup --------------------------------------------------------------------------------
+
+    def _setup(self, problem, X_val=None, y_val=None):
+        X = problem.X
+        n = X.shape[0]
+        if self.n_neighbors >= n:
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} but there are only {n} points: each point needs "
+                f"n_neighbors other points in the graph. Use n_neighbors <= {n - 1}."
+            )
+        self._check_validation(X_val, y_val, X.shape[1], problem.classes)
+        if self.solver == "pcg" and self.stopping in ("validation", "mixed") and X_val is None:
+            raise ValueError(
+                f"stopping={self.stopping!r} needs a labeled validation set, and none was given. "
+                "Pass one to fit/trace: fit(X, y, X_val=..., y_val=...), or choose "
+                "stopping='stability'."
+            )
+        self._fit_kernel(X)
+        self._K = self._kernel(X)
+        W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma)
+        self.laplacian_ = graph_laplacian(W, normalized=self.normalized, p=self.p)
+        self._K_val = None if X_val is None else self._kernel(self._X_val)
+
+    def _check_validation(self, X_val, y_val, n_features, classes):
+        if (X_val is None) != (y_val is None):
+            raise ValueError(
+                "Give both X_val and y_val (the validation points and their labels), or neither."
+            )
+        if X_val is None:
+            self._X_val = self._y_val = None
+            return
+        X_val = check_array(X_val, dtype=np.float64)
+        check_finite(X_val, "X_val")
+        y_val = np.asarray(y_val)
+        if X_val.shape[1] != n_features:
+            raise ValueError(
+                f"X_val has {X_val.shape[1]} features but X has {n_features}; the validation "
+                "points must live in the same space as the training points."
+            )
+        if y_val.shape != (X_val.shape[0],):
+            raise ValueError(
+                f"y_val must hold one label per validation point ({X_val.shape[0]}), got shape "
+                f"{y_val.shape}."
+            )
+        known = np.isin(y_val, classes)
+        if not known.all():
+            raise ValueError(
+                f"y_val contains labels {sorted(set(y_val[~known].tolist()))!r} that are not "
+                f"among the training classes {classes.tolist()!r}; every validation point "
+                "must be labeled with one of them (no -1)."
+            )
+        self._X_val = X_val
+        self._y_val = np.where(y_val == classes[1], 1.0, -1.0)
+
+    def _features(self, X):
+        return self._kernel(X)
+
+    def _problem(self, problem) -> _Problem:
+        y = problem.y.astype(float)
+        ell = np.asarray(self.laplacian_.sum(axis=1)).ravel()
+        return _Problem(self._K, self.laplacian_, y, problem.labeled, float(self.gamma_A),
+                        float(self.gamma_I), self._hinge, ell)
+
+    def _validation_error(self, alpha, b) -> float:
+        if self._K_val is None:
+            return math.nan
+        return float(np.mean(np.sign(self._K_val @ alpha + b) != self._y_val))
+
+    def _finish(self, final):
+        super()._finish(final)
+        self.n_iter_ = final.iteration
+
+    # -- the direct / Newton solution ---------------------------------------------------------
+
+    def _iterate_newton(self, problem, stage: str):
+        pb = self._problem(problem)
+        n = pb.y.size
+        LK_reg = pb.gamma_I * (pb.L @ pb.K)  # Newton may form L K (§3.1.1); PCG never does
+        LK_reg[np.diag_indices(n)] += pb.gamma_A
+        alpha, b = np.zeros(n), 0.0
+        E_prev = np.zeros(n, dtype=bool)
+        state = self._newton_state(pb, stage, 0, "init", alpha, b)
+        yield state
+        for t in range(1, self.max_iter + 1):
+            E = _error_set(pb.K @ alpha + b, pb.y, pb.hinge)
+            if t > 1 and np.array_equal(E, E_prev):
+                break  # §3.1: converged when the error vectors stop changing
+            E_prev = E
+            b, alpha = _newton_solution(pb.K, LK_reg, pb.gamma_I * pb.ell, pb.y, E)
+            state = self._newton_state(pb, stage, t, "iter", alpha, b)
+            yield state
+            if not pb.hinge:
+                break  # LapRLSC: E = L is fixed, one solve is exact
+        else:
+            E = _error_set(pb.K @ alpha + b, pb.y, pb.hinge)
+            if not np.array_equal(E, E_prev):
+                warnings.warn(
+                    f"Newton's method did not converge in max_iter={self.max_iter} steps (the "
+                    "set of error vectors still changes); increase max_iter.",
+                    ConvergenceWarning, stacklevel=2,
+                )
+        self.stopped_by_ = "converged"
+        yield _with_event(state, "stage_end")
+        yield _with_event(state, "final")
+
+    def _newton_state(self, pb, stage, t, event, alpha, b):
+        z = np.concatenate([[b], alpha])
+        objective = lapsvm_objective(z, pb.K, pb.L, pb.y, pb.gamma_A, pb.gamma_I, pb.hinge)
+        grad = lapsvm_gradient(z, pb.K, pb.L, pb.y, pb.gamma_A, pb.gamma_I, pb.hinge)
+        decision = pb.K @ alpha + b
+        extras = {
+            "n_error_vectors": float(_error_set(decision, pb.y, pb.hinge).sum()),
+            "validation_error": self._validation_error(alpha, b),
+        }
+        return SolverState(
+            stage=stage, iteration=t, event=event, coef=alpha, intercept=b, objective=objective,
+            grad_norm=float(np.linalg.norm(grad)), train_decision=decision, extras=extras,
+        )
+
+    # -- PCG ------------------------------------------------------------------------------------
+
+    def _iterate_pcg(self, problem):
+        pb = self._problem(problem)
+        n = pb.y.size
+        n_val = 0 if self._y_val is None else self._y_val.size
+        recorded = make_all_criteria(n=n, check_every=self.check_every, n_validation=n_val,
+                                     tols={self.stopping: self.tol} if self.stopping else None)
+        chosen = (None if self.stopping is None else
+                  make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
+                                 n_validation=n_val))
+        unlabeled = ~pb.labeled
+        self.stop_iterations_ = dict.fromkeys(recorded)
+        self.stopped_by_ = "max_iter"
+
+        st = _pcg_init(pb)
+        progress = self._progress(pb, st, unlabeled)
+        first = progress
+        for criterion in [*recorded.values(), *([chosen] if chosen else [])]:
+            criterion.start(progress)
+        extras = self._pcg_extras(st, progress, first, math.nan, {}, recorded,
+                                  int(pb.labeled.sum()))
+        state = self._pcg_state(st, progress, extras, "init")
+        yield state
+        stop = False
+        while st.t < self.max_iter and not stop:
+            st = _pcg_step(pb, st)
+            previous_objective = progress.objective
+            progress = self._progress(pb, st, unlabeled)
+            flags = {}
+            for name, criterion in recorded.items():
+                value, fired = criterion.check(progress)
+                flags[name] = (value, fired)
+                if fired and self.stop_iterations_[name] is None:
+                    self.stop_iterations_[name] = st.t
+            if chosen is not None and chosen.check(progress)[1]:
+                stop, self.stopped_by_ = True, self.stopping
+            elif st.step_size == 0.0 or (
+                    progress.grad_norm_preconditioned
+                    <= _PCG_CONVERGED * first.grad_norm_preconditioned):
+                stop, self.stopped_by_ = True, "converged"
+            n_error_vectors = _error_set(st.Kalpha + st.b, pb.y, pb.hinge).sum()
+            extras = self._pcg_extras(st, progress, first, previous_objective, flags, recorded,
+                                      n_error_vectors)
+            state = self._pcg_state(st, progress, extras, "iter")
+            yield state
+        if not stop:
+            warnings.warn(
+                f"PCG stopped at max_iter={self.max_iter} iterations before "
+                f"{'its stopping check fired' if self.stopping else 'converging'}; increase "
+                "max_iter.", ConvergenceWarning, stacklevel=2,
+            )
+        yield _with_event(state, "stage_end")
+        yield _with_event(state, "final")
+
+    def _progress(self, pb, st, unlabeled) -> Progress:
+        objective, grad, grad_hat, mixed, _ = _pcg_measures(pb, st)
+        return Progress(
+            iteration=st.t, objective=objective, grad_norm=grad, grad_norm_preconditioned=grad_hat,
+            mixed_product=mixed, unlabeled_decision=(st.Kalpha + st.b)[unlabeled],
+            validation_error=self._validation_error(st.alpha, st.b),
+        )
+
+    @staticmethod
+    def _pcg_extras(st, progress, first, previous_objective, flags, recorded, n_error_vectors):
+        def ratio(name):
+            start = getattr(first, name)
+            return getattr(progress, name) / start if start > 0 else 0.0
+
+        extras = {
+            "objective_normalized": ratio("objective"),
+            "grad_norm_normalized": ratio("grad_norm"),
+            "grad_norm_preconditioned": ratio("grad_norm_preconditioned"),
+            "mixed_product": ratio("mixed_product"),
+            "objective_decrease": (
+                (previous_objective - progress.objective) / abs(previous_objective)
+                if previous_objective != 0.0 and not math.isnan(previous_objective)
+                else math.nan
+            ),
+            "stability_tau": flags["stability"][0] if "stability" in flags else math.nan,
+            "validation_error": progress.validation_error,
+            "step_size": st.step_size,
+            "line_search_steps": float(st.line_search_steps),
+            "n_error_vectors": float(n_error_vectors),
+        }
+        for name in recorded:
+            extras[f"stop_{name}"] = float(flags[name][1]) if name in flags else 0.0
+        return extras
+
+    def _pcg_state(self, st, progress, extras, event):
+        return SolverState(
+            stage="pcg", iteration=st.t, event=event, coef=st.alpha, intercept=st.b,
+            objective=progress.objective, grad_norm=progress.grad_norm,
+            train_decision=st.Kalpha + st.b, extras=extras,
+        )
+
+
+def _with_event(state: SolverState, event: str) -> SolverState:
+    return replace(state, event=event)
+
+
+_PARAMETERS_DOC = """
+    gamma_A : float, default=1e-6
+        Weight of the ambient (RKHS) norm ``alpha^T K alpha`` in (7). The default and
+        ``gamma_I`` are the pair the paper's cross-validation selected most often (Table 8,
+        grid {1e-6, 1e-4, 1e-2, 0.1, 1, 10, 100}, §6.3).
+    gamma_I : float, default=1.0
+        Weight of the intrinsic norm ``f^T L f`` (1), ``f = K alpha + b`` (never forming L K
+        in PCG).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    sigma : float or None, default=None
+        RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))`` (§6.3); ``None`` takes the
+        median pairwise distance (LDS paper §2.3.2 with c = 2, the project's default).
+    degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
+    n_neighbors : int, default=6
+        Neighbours per point of the k-NN graph (the paper's ``nn``, Table 8).
+    p : int, default=1
+        Degree of the Laplacian: the intrinsic norm uses ``L^p`` (Table 8).
+    normalized : bool, default=True
+        Normalized Laplacian ``I - D^{-1/2} W D^{-1/2}``, as in all experiments (§6.3).
+    graph_weights : {"gaussian", "binary"}, default="gaussian"
+        Edge weights; exponential weights make L converge to the Laplace-Beltrami operator (§2).
+    graph_sigma : float or None, default=None
+        Width of the Gaussian edge weights; ``None``: mean k-NN distance.
+    max_iter : int, default=1000
+        Most Newton steps or PCG iterations (t_max of §4); a ``ConvergenceWarning`` when hit.
+    """
+
+_PCG_DOC = """
+    stopping : {None, "stability", "validation", "mixed", "grad_norm", \
+"grad_norm_preconditioned", "mixed_product", "objective"}, default=None
+        PCG goal condition (``s3vm_core.stopping``). ``None`` runs to convergence: the
+        preconditioned gradient norm falls to 1e-10 of its start, or the exact line search
+        returns s* = 0. "stability" is Algorithm 2 (eta = 1.5 %, theta = sqrt(n)/2),
+        "validation" Algorithm 3 (eta = 1/|V|) and "mixed" both at once (§4.1); they need
+        ``X_val, y_val`` passed to ``fit``/``trace`` for the validation ones. The others are
+        the classical conditions of §4 on values normalized by t = 0 (thresholds 1e-8, or 1e-6
+        for the relative objective decrease). Ignored by the direct and Newton solvers.
+    tol : float or None, default=None
+        Threshold of the chosen criterion (``eta`` or ``tau``); ``None``: its default.
+    check_every : int or None, default=None
+        theta, the period of the data-based checks; ``None``: ``round(sqrt(n)/2)``.
+
+    Fit parameters
+    --------------
+    X_val, y_val : optional labeled validation set (class labels, no -1) for the validation and
+        mixed checks; when given, every state records its validation error.
+
+    Trace
+    -----
+    Stage ``"pcg"``: an "init" state at z = 0, one "iter" state per PCG iteration, then
+    "stage_end" and "final" (the last iterate). ``features(X) = k(X, X_train)``,
+    ``coef = alpha``, ``intercept = b``; ``objective`` is (7), ``grad_norm`` is ``||grad||``.
+    ``extras`` of every PCG state (values "normalized" are divided by their t = 0 value, as in
+    Figures 4, 13 and 14):
+
+    - ``"objective_normalized"``: obj_t / obj_0
+    - ``"grad_norm_normalized"``: ||grad_t|| / ||grad_0||
+    - ``"grad_norm_preconditioned"``: ||grad_hat_t|| / ||grad_hat_0||
+    - ``"mixed_product"``: sqrt(grad_hat_t^T grad_t) / sqrt(grad_hat_0^T grad_0)
+    - ``"objective_decrease"``: (obj_{t-1} - obj_t) / |obj_{t-1}| (nan at t = 0)
+    - ``"stability_tau"``: tau of Algorithm 2 (fraction of u; against the last check's d_old)
+    - ``"validation_error"``: error rate on the validation set (nan without one)
+    - ``"stop_<name>"`` for every criterion name of ``s3vm_core.stopping.CRITERIA`` that can run
+      (the validation ones only with a validation set): 1.0 if that criterion says "stop" at
+      this iteration, else 0.0, whichever criterion actually stops the run
+    - ``"step_size"`` (s* of the line search, nan at t = 0), ``"line_search_steps"`` (linear
+      pieces examined, §3.2.1), ``"n_error_vectors"`` (|E|)
+    """
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_samples,)
+        The expansion coefficients alpha of (3) over the training points.
+    intercept_ : float
+        The bias b.
+    laplacian_ : scipy.sparse.csr_matrix
+        The (normalized, iterated) graph Laplacian used in the intrinsic norm.
+    sigma_, classes_, transduction_, objective_ (eq. (7)), n_iter_ (Newton steps or PCG
+    iterations).
+    stopped_by_ : str
+        Why the solver stopped: a criterion name, "converged" or "max_iter".
+    stop_iterations_ : dict
+        PCG only: for every recorded criterion, the first iteration at which it said "stop"
+        (``None`` if it never did), so one run shows where each would have stopped.
+    """
+
+
+class LapSVM(_LaplacianKernelMachine):
+    __doc__ = f"""Laplacian SVM trained in the primal (Melacci & Belkin 2011, §3).
+
+    Minimizes the primal problem (7): the squared hinge loss on the labeled points plus the
+    ambient norm and the intrinsic norm (1) of a k-NN graph over all points, with a bias b not
+    penalized by the ambient norm. The intrinsic norm is ``f^T L f`` of the whole
+    ``f = K alpha + b``: equal to (7)'s ``alpha^T K L K alpha`` for the Laplacian ``D - W``, and
+    the correction footnote 1 of §3 asks for with the normalized Laplacian (``L 1 != 0``).
+
+    ``solver="newton"`` (§3.1) iterates update (11) with s = 1: each step solves the linear
+    system of the current error vectors E, and the method has converged when E stops changing
+    (at most 6 steps in Table 5). Its cost is O(n^3) and it forms ``L K``.
+    ``solver="pcg"`` (§3.2, Algorithm 1) runs conjugate gradient preconditioned by
+    ``P = diag(1, K)`` with the Polak-Ribiere update and automatic restart, and the exact
+    piecewise-linear line search of §3.2.1. It uses one product by K per iteration and never
+    forms L K or K L K; early stopping (§4) makes it several times faster than Newton.
+
+    Parameters
+    ----------{_PARAMETERS_DOC}
+    solver : {{"newton", "pcg"}}, default="newton"
+{_PCG_DOC}
+    Newton trace: stage ``"newton"``, "init" at z = 0, one "iter" state per Newton step,
+    "stage_end" and "final"; extras ``"n_error_vectors"`` and ``"validation_error"``.
+{_ATTRIBUTES_DOC}"""
+
+    _parameter_constraints = {**_LAPLACIAN_CONSTRAINTS,
+                              "solver": [StrOptions({"newton", "pcg"})]}
+    _hinge = True
+
+    def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
+                 coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
+                 graph_sigma=None, solver="newton", stopping=None, tol=None, check_every=None,
+                 max_iter=1000):
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.p = p
+        self.normalized = normalized
+        self.graph_weights = graph_weights
+        self.graph_sigma = graph_sigma
+        self.solver = solver
+        self.stopping = stopping
+        self.tol = tol
+        self.check_every = check_every
+        self.max_iter = max_iter
+
+    def _iterate(self, problem):
+        if self.solver == "newton":
+            return self._iterate_newton(problem, "newton")
+        return self._iterate_pcg(problem)
+
+
+class LapRLSC(_LaplacianKernelMachine):
+    __doc__ = f"""Laplacian Regularized Least Squares Classifier (Melacci & Belkin 2011, §5).
+
+    Minimizes (14): the squared loss ``(y_i - f(x_i))^2`` on every labeled point plus the
+    ambient and intrinsic norms, i.e. LapSVM's (7) with the error vectors fixed to all labeled
+    points (reported halved, like (7)). ``solver="direct"`` solves the linear system (15),
+    simplified by ``P^{{-1}}`` as §5 suggests; ``solver="pcg"`` runs the PCG of LapSVM, whose
+    line search is then in closed form, ``s* = -grad^T d / d^T H d`` (§5), with the same early
+    stopping checks.
+
+    Parameters
+    ----------{_PARAMETERS_DOC}
+    solver : {{"direct", "pcg"}}, default="direct"
+{_PCG_DOC}
+    Direct trace: stage ``"fit"``, "init" at z = 0, one "iter" (the solution), "stage_end",
+    "final"; extras ``"n_error_vectors"`` and ``"validation_error"``.
+{_ATTRIBUTES_DOC}"""
+
+    _parameter_constraints = {**_LAPLACIAN_CONSTRAINTS,
+                              "solver": [StrOptions({"direct", "pcg"})]}
+    _hinge = False
+
+    def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
+                 coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
+                 graph_sigma=None, solver="direct", stopping=None, tol=None, check_every=None,
+                 max_iter=1000):
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.p = p
+        self.normalized = normalized
+        self.graph_weights = graph_weights
+        self.graph_sigma = graph_sigma
+        self.solver = solver
+        self.stopping = stopping
+        self.tol = tol
+        self.check_every = check_every
+        self.max_iter = max_iter
+
+    def _iterate(self, problem):
+        if self.solver == "direct":
+            return self._iterate_newton(problem, "fit")
+        return self._iterate_pcg(problem)

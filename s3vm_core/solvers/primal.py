@@ -1,0 +1,181 @@
+"""The primal S3VM machinery shared by ∇TSVM (LDS paper) and cS3VM (continuation paper).
+
+Both papers minimize the same objective in the primal (cS3VM paper, footnote 2):
+
+``L(w) = 1/2 ||w||^2 + C sum_labeled l(y_i f_i) + C* sum_unlabeled exp(-s f_i^2)``,
+``f_i = <w, x_i> + b`` (cS3VM paper eq. (2) with the exp(-s t^2) surrogate of §3.1; LDS paper
+eq. (4) with ``l`` the squared hinge),
+
+over coordinates ``x_i`` of the points in a basis of the span of the training points in feature
+space (cS3VM paper §2.3, the kernel-PCA map), centred on the mean of the unlabeled points so that
+the balancing constraint (3) holds for every ``w`` once the bias is fixed to
+``b = mean of the labeled labels`` (cS3VM paper §2.2, LDS paper eq. (5)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from s3vm_core.kernels import UnlabeledCentering, kernel_matrix, kernel_pca_map
+from s3vm_core.losses import (
+    hinge,
+    hinge_grad,
+    squared_hinge,
+    squared_hinge_grad,
+    symmetric_exp,
+    symmetric_exp_grad,
+)
+from s3vm_core.problem import Problem
+
+#: Eigenvalues of the centred kernel matrix below this fraction of the largest one are dropped:
+#: they are round-off (eigh's absolute error is ~1e-16 lam_max) of a rank-deficient K
+#: (cS3VM paper §2.3, footnote 1: "the same analysis can be followed when dim(E) < q").
+EIGENVALUE_RTOL = 1e-10
+
+#: Labeled losses l(t) of the objective: the paper's ``max(0, 1 - t)^p`` for p = 1 and p = 2.
+LABELED_LOSSES = {
+    "hinge": (hinge, hinge_grad),
+    "squared_hinge": (squared_hinge, squared_hinge_grad),
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PrimalMap:
+    """The feature map of cS3VM paper §2.2–2.3: centred kernel-PCA coordinates and fixed bias.
+
+    Attributes
+    ----------
+    Z : ndarray of shape (n, p)
+        Coordinates of the training points (caller's order), ``Z Z^T = K~``, the kernel matrix
+        centred on the mean of the unlabeled points. For the linear kernel, ``X`` minus the
+        unlabeled mean (no kernel matrix is formed).
+    bias : float
+        ``b = (1/n) sum_labeled y_i`` in the {-1, +1} coding (§2.2), so that
+        ``mean_unlabeled f = b`` — the balancing constraint (3) — for every ``w``.
+    """
+
+    Z: np.ndarray
+    bias: float
+    kernel: str
+    sigma_: float | None
+    degree: int
+    coef0: float
+    X_fit: np.ndarray
+    centering: UnlabeledCentering | None
+    A: np.ndarray | None
+    shift: np.ndarray | None
+
+    @classmethod
+    def fit(cls, X, problem: Problem, *, kernel: str, sigma_: float | None, degree: int = 3,
+            coef0: float = 1.0, n_components: int | None = None,
+            landmarks: np.ndarray | None = None) -> PrimalMap:
+        """Build the map on the training points of ``problem``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            The training points (``problem.X``).
+        problem : Problem
+        kernel, sigma_, degree, coef0
+            The kernel, ``sigma_`` already resolved (not None for "rbf").
+        n_components : int or None
+            Keep only the leading ``p`` kernel principal components (cS3VM paper §5.2); None
+            keeps all with an eigenvalue above ``EIGENVALUE_RTOL * lam_max``. Ignored for the
+            linear kernel, whose coordinates are the ``d`` input features.
+        landmarks : ndarray of int or None
+            Indices of a subset of q training points. When given, the leading components are
+            approximated by the kernel PCA of these q points only (§5.2: "applying the kernel
+            PCA to a subset of q > p points", cost O(q^3 + p q n) instead of O(n^3)); the
+            coordinates ``k(x, X_q) A_q`` are then centred on their unlabeled mean, so the
+            balancing constraint (3) still holds exactly.
+        """
+        X = np.asarray(X, dtype=float)
+        unlabeled = problem.unlabeled
+        bias = float(problem.y[problem.labeled].mean())
+        if kernel == "linear":
+            shift = X[unlabeled].mean(axis=0) if np.any(unlabeled) else np.zeros(X.shape[1])
+            return cls(Z=X - shift, bias=bias, kernel=kernel, sigma_=None, degree=degree,
+                       coef0=coef0, X_fit=X, centering=None, A=None, shift=shift)
+        if landmarks is not None:
+            X_q = X[np.asarray(landmarks)]
+            K_q = kernel_matrix(X_q, X_q, kernel, sigma_, degree, coef0)
+            _, A = kernel_pca_map(0.5 * (K_q + K_q.T), n_components, rtol=EIGENVALUE_RTOL)
+            Z = kernel_matrix(X, X_q, kernel, sigma_, degree, coef0) @ A
+            shift = Z[unlabeled].mean(axis=0) if np.any(unlabeled) else np.zeros(Z.shape[1])
+            return cls(Z=Z - shift, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree,
+                       coef0=coef0, X_fit=X_q, centering=None, A=A, shift=shift)
+        K = kernel_matrix(X, X, kernel, sigma_, degree, coef0)
+        centering = None
+        if np.any(unlabeled):
+            # Without unlabeled points there is nothing to balance (and kernels.py's
+            # UnlabeledCentering.transform cannot broadcast its scalar row mean then).
+            centering = UnlabeledCentering.fit(K, unlabeled)
+            K = centering.transform(K)
+        K = 0.5 * (K + K.T)  # exact symmetry for eigh after the centring round-off
+        Z, A = kernel_pca_map(K, n_components, rtol=EIGENVALUE_RTOL)
+        return cls(Z=Z, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree, coef0=coef0,
+                   X_fit=X, centering=centering, A=A, shift=None)
+
+    @property
+    def n_components(self) -> int:
+        """``p``, the number of coordinates."""
+        return self.Z.shape[1]
+
+    def transform(self, X_new) -> np.ndarray:
+        """Coordinates ``psi(x)`` of new points (§2.3): ``center(k(x, X_train)) A``."""
+        X_new = np.asarray(X_new, dtype=float)
+        if self.kernel == "linear":
+            return X_new - self.shift
+        K_new = kernel_matrix(X_new, self.X_fit, self.kernel, self.sigma_, self.degree,
+                              self.coef0)
+        if self.shift is not None:  # subset map of §5.2: centred coordinates
+            return K_new @ self.A - self.shift
+        if self.centering is not None:
+            K_new = self.centering.transform(K_new)
+        return K_new @ self.A
+
+
+def s3vm_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias: float,
+                   loss: str = "squared_hinge") -> tuple[float, np.ndarray]:
+    """Value and gradient in ``w`` of the primal S3VM objective.
+
+    ``1/2 ||w||^2 + C sum_labeled l(y_i f_i) + C* sum_unlabeled exp(-s f_i^2)``, ``f = Z w + b``:
+    LDS paper eq. (4) with ``l`` the squared hinge (default), cS3VM paper eq. (2) with the
+    exp(-s t^2) surrogate of §3.1 (``loss="hinge"`` is the paper's p = 1; its gradient is then a
+    subgradient).
+
+    Parameters
+    ----------
+    w : ndarray of shape (p,)
+    Z : ndarray of shape (n, p)
+        ``PrimalMap.Z``.
+    y : ndarray of shape (n,)
+        Signed labels, 0 for unlabeled points.
+    C, C_star : float
+        Costs of the labeled and unlabeled losses.
+    s : float, default=3.0
+        Width of the unlabeled loss (s = 3 in both papers).
+    bias : float
+        The fixed ``b`` (``PrimalMap.bias``).
+    loss : {"squared_hinge", "hinge"}
+        The labeled loss ``max(0, 1 - t)^p`` with p = 2 or p = 1.
+
+    Returns
+    -------
+    value : float
+    grad : ndarray of shape (p,)
+    """
+    loss_fn, loss_grad = LABELED_LOSSES[loss]
+    w = np.asarray(w, dtype=float)
+    y = np.asarray(y, dtype=float)
+    f = Z @ w + bias
+    labeled = y != 0
+    margin = y[labeled] * f[labeled]
+    f_u = f[~labeled]
+    value = (0.5 * w @ w + C * loss_fn(margin).sum() + C_star * symmetric_exp(f_u, s).sum())
+    dfi = np.empty_like(f)
+    dfi[labeled] = C * y[labeled] * loss_grad(margin)
+    dfi[~labeled] = C_star * symmetric_exp_grad(f_u, s)
+    return float(value), w + Z.T @ dfi

@@ -1,0 +1,562 @@
+"""Transductive SVMs of the LDS paper (Chapelle & Zien, AISTATS 2005) and Joachims' baseline.
+
+* ``GradientTSVM`` (∇TSVM): objective (4) minimized in the primal by gradient descent, under the
+  balancing constraint (5), with C* annealed as in Algorithm 1, lines 7–9.
+* ``LDS``: rho-path distances (Algorithm 1, steps 1–3), classical MDS with threshold (6)
+  (steps 4–6), then ∇TSVM on the embedding (steps 7–10).
+* ``GraphKernelSVM``: the paper's "graph" method, an SVM on ``K = exp(-D^rho / 2 sigma^2)``.
+* ``LabelSwitchingTSVM``: Joachims' TSVM (SVMlight), the "TSVM" column of the LDS paper's
+  Table 2, which alternately raises C* and swaps pairs of putative labels.
+
+The primal objective and its feature map live in ``s3vm_core.solvers.primal`` (shared with
+cS3VM); the graph distances and MDS in ``s3vm_core.graph``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval
+
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.graph import (
+    classical_mds,
+    rho_path_distances,
+    rho_path_distances_to,
+)
+from s3vm_core.kernels import default_C, quantile_sigma
+from s3vm_core.losses import hinge
+from s3vm_core.problem import Problem
+from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
+from s3vm_core.trace import SolverState
+
+#: Width of the unlabeled loss ``L*(t) = exp(-3 t^2)`` of eq. (4); fixed by the paper.
+S_UNLABELED = 3.0
+
+#: Number of C* stages of Algorithm 1, lines 7–9: ``C* = 2^(i-10) C`` for i = 0..10.
+N_C_STAR_STAGES = 11
+
+#: Points used to estimate the default C (§2.3.2); the feature-space variance converges fast.
+_C_SAMPLE = 1000
+
+#: Joachims' starting value of C*_- (SVMlight's TSVM, his Figure 2).
+_JOACHIMS_C_STAR_START = 1e-5
+
+
+def _check_C(C) -> None:
+    # Interval constraints already refuse C <= 0; this guards direct use of the helpers.
+    if C is not None and not C > 0:
+        raise ValueError(f"C must be a positive number (or None for the default); got {C!r}.")
+
+
+def _sample_default_C(kernel_of) -> float:
+    """§2.3.2 default ``C = 1 / s^2`` from the kernel matrix of (at most) the first 1000 points."""
+    return default_C(kernel_of(slice(0, _C_SAMPLE)))
+
+
+def _primal_map(X, problem, **kwargs) -> PrimalMap:
+    """``PrimalMap.fit``, also when every point is labeled.
+
+    Work-around: ``kernels.UnlabeledCentering.transform`` fails on a non-linear kernel without
+    unlabeled points (its scalar row mean has no axis). With nothing to balance, centre on the
+    mean of all points instead and keep the bias at the mean label.
+    """
+    if problem.n_unlabeled or kwargs["kernel"] == "linear":
+        return PrimalMap.fit(X, problem, **kwargs)
+    all_unlabeled = Problem(X=problem.X, y=np.zeros_like(problem.y), classes=problem.classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of no labels, replaced below
+        pmap = PrimalMap.fit(X, all_unlabeled, **kwargs)
+    return dataclasses.replace(pmap, bias=float(problem.y.mean()))
+
+
+def _stage_objective(w, Z, y, C, C_star, bias):
+    """Objective (4) at one C* stage, in the positional form scipy.optimize.minimize calls."""
+    return s3vm_objective(w, Z, y, C=C, C_star=C_star, s=S_UNLABELED, bias=bias)
+
+
+class GradientTSVM(S3VMClassifier):
+    """∇TSVM: the TSVM objective (4) of the LDS paper minimized by gradient descent in the primal.
+
+    Minimizes, for each C* of the schedule,
+
+    ``1/2 ||w||^2 + C sum_labeled max(0, 1 - y_i f_i)^2 + C* sum_unlabeled exp(-3 f_i^2)``
+
+    (eq. (4)) with ``f_i = <w, x~_i> + b`` under the balancing constraint (5),
+    ``mean_unlabeled f = mean_labeled y``. As in the cS3VM paper §2.2, the constraint is enforced
+    exactly by centring the points on the mean of the unlabeled ones in feature space and fixing
+    ``b`` to the mean labeled label; a non-linear kernel enters through the kernel-PCA
+    coordinates ``x~`` (LDS paper §2.2, last paragraph; cS3VM paper §2.3), see
+    ``s3vm_core.solvers.primal.PrimalMap``.
+
+    C* is annealed as ``C* = 2^(i-10) C_star`` for i = 0..10 (Algorithm 1, lines 7–9, with the
+    final value ``C_star = C`` of the paper), each stage warm-started at the previous minimizer,
+    the first at ``w = 0``.
+
+    Minimization: scipy's L-BFGS-B (no bounds). The paper used Rasmussen's conjugate gradient
+    (§2.3, footnote 3); L-BFGS is its quasi-Newton counterpart for the same smooth objective,
+    needs fewer gradient evaluations here, and its Wolfe line search makes the objective decrease
+    at every recorded iteration, which the trace shows. A stage stops when the projected
+    gradient's largest entry is below ``tol`` or after ``max_iter`` iterations
+    (``ConvergenceWarning``).
+
+    Parameters
+    ----------
+    C : float or None, default=None
+        Cost of the labeled losses. ``None``: the inverse empirical variance of the data in
+        feature space, ``1 / s^2`` (LDS paper §2.3.2).
+    C_star : float or None, default=None
+        Final cost of the unlabeled losses. ``None``: ``C`` (Algorithm 1, line 8).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    sigma : float or None, default=None
+        RBF width; ``None`` is the median pairwise distance (LDS paper §2.3.2, c = 2).
+    degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
+    n_components : int or None, default=None
+        Keep only the leading kernel principal components (all by default).
+    max_iter : int, default=500
+        L-BFGS iterations per C* stage.
+    tol : float, default=1e-6
+        L-BFGS-B's ``gtol`` for each stage.
+
+    Attributes
+    ----------
+    C_, C_star_, sigma_ : the values used.
+    map_ : PrimalMap
+        The centred kernel-PCA coordinates and the fixed bias ``b``.
+    coef_ : ndarray of shape (p,)
+        ``w`` in those coordinates; ``features(X) = map_.transform(X)``.
+    intercept_ : float
+        ``b``, the mean labeled label in the {-1, +1} coding.
+    classes_, transduction_, objective_, n_iter_
+
+    Trace: stage ``"C_star"`` (stage_value is C*), one "iter" state per L-BFGS iteration,
+    "stage_end" at each stage's minimizer; "init" is ``w = 0``. ``extras["C_star"]`` repeats C*.
+    """
+
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
+                 n_components=None, max_iter=500, tol=1e-6):
+        self.C = C
+        self.C_star = C_star
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_components = n_components
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # -- setup: the representation, then the primal map ----------------------------------
+
+    def _setup(self, problem):
+        _check_C(self.C)
+        X = problem.X
+        self._fit_kernel(X)
+        if self.C is None:
+            self.C_ = _sample_default_C(lambda rows: self._kernel(X[rows], X[rows]))
+        else:
+            self.C_ = float(self.C)
+        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        self.map_ = _primal_map(X, problem, kernel=self.kernel, sigma_=self.sigma_,
+                                degree=self.degree, coef0=self.coef0,
+                                n_components=self.n_components)
+
+    def _features(self, X):
+        return self.map_.transform(X)
+
+    # -- the C* schedule (Algorithm 1, lines 7-9) -----------------------------------------
+
+    def _iterate(self, problem):
+        Z, bias = self.map_.Z, self.map_.bias
+        y = problem.y.astype(float)
+        schedule = self.C_star_ * 2.0 ** (np.arange(N_C_STAR_STAGES) - (N_C_STAR_STAGES - 1))
+
+        def state(w, index, c_star, iteration, event):
+            value, grad = s3vm_objective(w, Z, y, C=self.C_, C_star=c_star, s=S_UNLABELED,
+                                         bias=bias)
+            return SolverState(
+                stage="C_star", stage_index=index, stage_value=c_star, iteration=iteration,
+                event=event, coef=w, intercept=bias, objective=value,
+                grad_norm=float(np.linalg.norm(grad)), train_decision=Z @ w + bias,
+                extras={"C_star": c_star},
+            )
+
+        w = np.zeros(Z.shape[1])
+        yield state(w, 0, schedule[0], 0, "init")
+        unconverged = []
+        for index, c_star in enumerate(schedule):
+            iterates = []
+            result = minimize(
+                _stage_objective, w, jac=True, method="L-BFGS-B",
+                args=(Z, y, self.C_, c_star, bias),
+                # scipy reuses its iterate buffer: the callback keeps a copy.
+                callback=lambda xk, store=iterates: store.append(np.array(xk, copy=True)),
+                options={"maxiter": self.max_iter, "gtol": self.tol},
+            )
+            for iteration, w_k in enumerate(iterates, start=1):
+                yield state(w_k, index, c_star, iteration, "iter")
+            w = np.array(result.x, copy=True)
+            if result.nit >= self.max_iter and not result.success:
+                unconverged.append(c_star)
+            yield state(w, index, c_star, len(iterates), "stage_end")
+        if unconverged:
+            warnings.warn(
+                f"L-BFGS hit max_iter={self.max_iter} in {len(unconverged)} of the "
+                f"{N_C_STAR_STAGES} C* stages; increase max_iter or tol.",
+                ConvergenceWarning, stacklevel=3,
+            )
+        yield state(w, N_C_STAR_STAGES - 1, schedule[-1], 0, "final")
+
+
+#: Constraints of the rho-path graph (LDS paper §2.1): rho in [0, inf], k-NN or full graph.
+_GRAPH_CONSTRAINTS = {
+    "rho": [Interval(Real, 0, np.inf, closed="both")],
+    "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+}
+
+
+class LDS(GradientTSVM):
+    """Low Density Separation: ∇TSVM on the MDS embedding of rho-path distances.
+
+    Algorithm 1 of the LDS paper: (1–3) the minimal rho-path distances
+    ``(1/rho) log(1 + d_SP)`` on the fully connected graph with edge lengths
+    ``exp(rho d) - 1`` (``s3vm_core.graph.rho_path_distances``); (4–6) classical MDS of their
+    squares keeping ``p`` components by threshold (6) (``s3vm_core.graph.classical_mds``);
+    (7–10) ``GradientTSVM`` with the linear kernel on that embedding — the paper fixes
+    ``sigma = inf``, ``k = n + m`` and ``delta = 0.1`` (§2.3.2).
+
+    ``features(X_new)`` needs the embedding of points that were not in the graph. It uses the
+    out-of-sample extension documented in ``s3vm_core.graph.rho_path_distances_to`` (paths leave
+    a new point through the direct edge or one of its 10 nearest training points) followed by
+    the landmark-MDS formula (``MDSMap.transform``). For the training points both steps are
+    exact, so the drawn boundary passes through the training decisions; between them it is an
+    approximation of what a refit with the new point would give.
+
+    Parameters
+    ----------
+    C : float or None, default=None
+        Cost of the labeled losses; ``None``: ``1 / s^2``, the inverse empirical variance of the
+        embedding (§2.3.2).
+    rho : float in [0, inf], default=1.0
+        Softening of the max in eq. (2); 0 gives Euclidean distances (then LDS is ∇TSVM with a
+        linear kernel on the centred, PCA-rotated data), ``np.inf`` the minimax path distance
+        of eq. (1). The paper selects it by cross-validation from {0, 1, 2, 4, 8, 16, inf}
+        (§3.2); ``rho * max distance`` must stay below 690 (float64 range).
+    delta : float in (0, 1), default=0.1
+        The MDS threshold (6): at least a fraction ``1 - delta`` of the positive spectrum is
+        kept and components are added until ``lam_p <= delta lam_1`` (§2.3.2: 0.1).
+    C_star : float or None, default=None
+        Final C*; ``None``: ``C`` (Algorithm 1, line 8).
+    n_neighbors : int or None, default=None
+        ``None``: the fully connected graph of Algorithm 1 (``k = n + m``). An integer builds
+        the symmetric k-NN graph of §2.1 instead (faster shortest paths, may disconnect).
+    max_iter, tol : as for ``GradientTSVM`` (per C* stage).
+
+    Attributes
+    ----------
+    path_distances_ : ndarray of shape (n, n)
+        The rho-path distances ``P`` (the paper's ``D^rho`` is ``P**2``).
+    mds_ : MDSMap
+        The embedding, its eigenvalues and the out-of-sample projection.
+    n_components_ : int
+        ``p`` chosen by threshold (6).
+    C_, C_star_, map_, coef_, intercept_, classes_, transduction_, objective_, n_iter_
+        As for ``GradientTSVM`` (``map_`` acts on the MDS coordinates).
+
+    Trace: as ``GradientTSVM`` (stage ``"C_star"``).
+    """
+
+    _parameter_constraints = {
+        **_GRAPH_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, C=None, rho=1.0, delta=0.1, C_star=None, n_neighbors=None, max_iter=500,
+                 tol=1e-6):
+        self.C = C
+        self.rho = rho
+        self.delta = delta
+        self.C_star = C_star
+        self.n_neighbors = n_neighbors
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _setup(self, problem):
+        _check_C(self.C)
+        X = problem.X
+        self.X_fit_ = X
+        self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
+        self.mds_ = classical_mds(self.path_distances_**2, self.delta)
+        E = self.mds_.embedding
+        self.n_components_ = E.shape[1]
+        if self.C is None:
+            self.C_ = _sample_default_C(lambda rows: E[rows] @ E[rows].T)
+        else:
+            self.C_ = float(self.C)
+        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        self.map_ = PrimalMap.fit(E, problem, kernel="linear", sigma_=None)
+
+    def embed(self, X) -> np.ndarray:
+        """MDS coordinates of new points (out-of-sample extension; exact for training points)."""
+        P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
+                                      n_neighbors=self.n_neighbors)
+        return self.mds_.transform(P_new**2)
+
+    def _features(self, X):
+        return self.map_.transform(self.embed(X))
+
+
+class GraphKernelSVM(S3VMClassifier):
+    """The LDS paper's "graph" method: an SVM with the rho-path kernel ``exp(-D^rho / 2 sigma^2)``.
+
+    Steps 1–4 of §2.1.2: rho-path distances over all (labeled and unlabeled) points, the kernel
+    ``K_ij = exp(-D^rho_ij / (2 sigma^2))`` with ``D^rho`` the squared path distances, and a
+    standard SVM (scikit-learn's ``SVC``, LIBSVM, precomputed kernel) on the labeled points. The
+    unlabeled points act only through the distances. ``K`` need not be positive definite for
+    0 < rho < inf (Table 1); LIBSVM still converges in practice, as the paper reports.
+
+    Parameters
+    ----------
+    C : float or None, default=None
+        ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2).
+    rho : float in [0, inf], default=1.0
+        As for ``LDS``; ``rho = 0`` is the plain RBF SVM.
+    sigma : float or None, default=None
+        ``None``: the median of the pairwise path distances (§2.3.2, "the 1/c quantile of the
+        pairwise distances D^rho", c = 2). The paper's experiments use the linear limit
+        ``sigma = inf``, which is ``LDS`` without the TSVM part; here sigma is finite.
+    n_neighbors : int or None, default=None
+        As for ``LDS``.
+
+    Attributes
+    ----------
+    path_distances_, sigma_, C_
+    coef_ : ndarray of shape (n_labeled,)
+        Signed dual coefficients; ``features(X) = exp(-P(X, labeled)^2 / (2 sigma^2))`` with the
+        out-of-sample path distances of ``s3vm_core.graph.rho_path_distances_to``.
+    intercept_, classes_, transduction_, objective_
+
+    Trace: stage ``"fit"``; "init" (f = 0) and the "final" SVM.
+    """
+
+    _parameter_constraints = {
+        **_GRAPH_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "sigma": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None):
+        self.C = C
+        self.rho = rho
+        self.sigma = sigma
+        self.n_neighbors = n_neighbors
+
+    def _setup(self, problem):
+        _check_C(self.C)
+        X = problem.X
+        self.X_fit_ = X
+        P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
+        self.path_distances_ = P
+        self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
+        K = self._graph_kernel(P)
+        self.C_ = default_C(K[:_C_SAMPLE, :_C_SAMPLE]) if self.C is None else float(self.C)
+        self._labeled = problem.labeled
+        self._K_train = K[:, self._labeled]
+
+    def _graph_kernel(self, P):
+        return np.exp(-(P**2) / (2.0 * self.sigma_**2))
+
+    def _features(self, X):
+        P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
+                                      n_neighbors=self.n_neighbors)
+        return self._graph_kernel(P_new[:, self._labeled])
+
+    def _iterate(self, problem):
+        y = problem.y[self._labeled].astype(float)
+        K_labeled = self._K_train[self._labeled]
+        n_labeled = y.size
+        yield SolverState(
+            stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
+            objective=self.C_ * n_labeled, train_decision=np.zeros(problem.y.size),
+        )
+        svm = SVC(C=self.C_, kernel="precomputed").fit(K_labeled, y)
+        coef = np.zeros(n_labeled)
+        coef[svm.support_] = svm.dual_coef_[0]
+        intercept = float(svm.intercept_[0])
+        decision = self._K_train @ coef + intercept
+        losses = hinge(y * decision[self._labeled])
+        objective = 0.5 * coef @ K_labeled @ coef + self.C_ * losses.sum()
+        yield SolverState(
+            stage="fit", event="final", coef=coef, intercept=intercept, objective=objective,
+            train_decision=decision,
+        )
+
+
+class LabelSwitchingTSVM(S3VMClassifier):
+    """Joachims' transductive SVM (SVMlight's TSVM, ICML 1999, his Figure 2): label switching.
+
+    1. Train an SVM on the labeled points; label the unlabeled ones by its outputs so that the
+       class ratio of the labeled set is kept (the ``num+`` largest outputs become positive).
+    2. Start with ``C*_- = 1e-5`` and ``C*_+ = 1e-5 num+ / (m - num+)``. Retrain the SVM on all
+       points (labeled cost C, unlabeled cost C*_+ or C*_- by putative label) and, while a
+       positive and a negative unlabeled point both have slack and their slacks sum to more than
+       2, swap their labels and retrain. Then double C*_- and C*_+ (capped at C*) and repeat;
+       the last round runs at ``C*_- = C*_+ = C*``.
+
+    The swap picks the pair with the largest slacks (any violating pair is allowed by
+    Joachims); each retraining is scikit-learn's ``SVC`` on the precomputed kernel with sample
+    weights. This is the "TSVM" column of the LDS paper's Table 2 and the S3VM^light of the
+    cS3VM paper: it commits to a labeling at the first step and gets stuck in local minima.
+
+    Parameters
+    ----------
+    C : float or None, default=None
+        ``None``: ``1 / s^2`` (LDS paper §2.3.2).
+    C_star : float or None, default=None
+        Final unlabeled cost; ``None``: ``C`` (as ∇TSVM, LDS paper §2.2).
+    kernel, sigma, degree, coef0 : as for ``GradientTSVM`` (default sigma: median distance).
+    max_iter : int, default=2000
+        Largest number of SVM retrainings (``ConvergenceWarning`` when reached).
+
+    Attributes
+    ----------
+    C_, C_star_, sigma_
+    coef_ : ndarray of shape (n,)
+        Signed dual coefficients over all training points; ``features(X) = k(X, X_train)``.
+    intercept_, classes_, transduction_, objective_ (the TSVM objective (3) with hinge losses)
+    n_swaps_ : int
+        Label pairs swapped.
+
+    Trace: stage ``"C_star"`` (stage_value is ``max(C*_-, C*_+)``; extras ``"C_star_minus"``,
+    ``"C_star_plus"``, ``"n_swaps"``, ``"labels"`` the putative labels). "init" is f = 0, every
+    retraining an "iter" state, the end of each C* round a "stage_end".
+    """
+
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
+                 max_iter=2000):
+        self.C = C
+        self.C_star = C_star
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.max_iter = max_iter
+
+    def _setup(self, problem):
+        _check_C(self.C)
+        X = problem.X
+        self._fit_kernel(X)
+        self._K = self._kernel(X)
+        self.C_ = default_C(self._K[:_C_SAMPLE, :_C_SAMPLE]) if self.C is None else float(self.C)
+        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+
+    def _features(self, X):
+        return self._kernel(X)
+
+    def _train(self, labels, costs):
+        """One SVM retraining; returns the dual coefficients over all points and the bias."""
+        svm = SVC(C=1.0, kernel="precomputed").fit(self._K, labels, sample_weight=costs)
+        coef = np.zeros(labels.size)
+        coef[svm.support_] = svm.dual_coef_[0]
+        return coef, float(svm.intercept_[0])
+
+    def _iterate(self, problem):
+        K = self._K
+        y = problem.y.astype(float)
+        labeled, unlabeled = problem.labeled, problem.unlabeled
+        n, m = y.size, problem.n_unlabeled
+        self.n_swaps_ = 0
+        c_minus = c_plus = 0.0
+
+        def state(coef, intercept, labels, costs, index, iteration, event):
+            decision = K @ coef + intercept
+            objective = 0.5 * coef @ K @ coef + costs @ hinge(labels * decision)
+            return SolverState(
+                stage="C_star", stage_index=index, stage_value=max(c_minus, c_plus),
+                iteration=iteration, event=event, coef=coef, intercept=intercept,
+                objective=objective, train_decision=decision,
+                extras={"C_star_minus": c_minus, "C_star_plus": c_plus,
+                        "n_swaps": self.n_swaps_, "labels": labels},
+            )
+
+        labels = y.copy()
+        costs = np.where(labeled, self.C_, 0.0)
+        yield state(np.zeros(n), 0.0, labels, costs, 0, 0, "init")
+        # Step 1: the supervised SVM, and putative labels keeping the labeled class ratio.
+        sub = np.flatnonzero(labeled)
+        svm = SVC(C=self.C_, kernel="precomputed").fit(K[np.ix_(sub, sub)], y[sub])
+        coef = np.zeros(n)
+        coef[sub[svm.support_]] = svm.dual_coef_[0]
+        intercept = float(svm.intercept_[0])
+        yield state(coef, intercept, labels, costs, 0, 1, "iter")
+        if m == 0:
+            yield state(coef, intercept, labels, costs, 0, 1, "final")
+            return
+        idx_u = np.flatnonzero(unlabeled)
+        num_plus = int(round(m * np.mean(y[labeled] > 0)))
+        order = np.argsort(-(K[idx_u] @ coef + intercept), kind="stable")
+        labels[idx_u] = -1.0
+        labels[idx_u[order[:num_plus]]] = 1.0
+        c_minus = _JOACHIMS_C_STAR_START
+        c_plus = _JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1)
+        retrainings, index, hit_limit = 1, 0, False
+        while True:
+            costs[idx_u] = np.where(labels[idx_u] > 0, c_plus, c_minus)
+            iteration = 0
+            while True:
+                coef, intercept = self._train(labels, costs)
+                retrainings += 1
+                iteration += 1
+                yield state(coef, intercept, labels, costs, index, iteration, "iter")
+                if retrainings >= self.max_iter:
+                    hit_limit = True
+                    break
+                slack = hinge(labels[idx_u] * (K[idx_u] @ coef + intercept))
+                positive = labels[idx_u] > 0
+                if positive.all() or not positive.any():
+                    break
+                i = idx_u[positive][np.argmax(slack[positive])]
+                j = idx_u[~positive][np.argmax(slack[~positive])]
+                xi_i, xi_j = slack[positive].max(), slack[~positive].max()
+                if not (xi_i > 0 and xi_j > 0 and xi_i + xi_j > 2):
+                    break
+                labels[[i, j]] = -labels[[i, j]]
+                self.n_swaps_ += 1
+            yield state(coef, intercept, labels, costs, index, iteration, "stage_end")
+            if hit_limit or (c_minus >= self.C_star_ and c_plus >= self.C_star_):
+                break
+            c_minus = min(2 * c_minus, self.C_star_)
+            c_plus = min(2 * c_plus, self.C_star_)
+            index += 1
+        if hit_limit:
+            warnings.warn(
+                f"LabelSwitchingTSVM stopped after max_iter={self.max_iter} SVM retrainings "
+                "before C* reached its final value; increase max_iter.",
+                ConvergenceWarning, stacklevel=3,
+            )
+        yield state(coef, intercept, labels, costs, index, iteration, "final")

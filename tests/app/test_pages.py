@@ -1,0 +1,133 @@
+"""Every page runs headless; its controls change what the user sees."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import plotly_specs
+
+from toy_data import DATASETS
+from ui import state
+
+WATCH = "pages/watch.py"
+
+
+def choose_data_set(at, name):
+    # The selectbox shows titles; AppTest picks options by position.
+    at.sidebar.selectbox(key=state.DATASET).select_index(list(DATASETS).index(name)).run()
+
+
+def test_data_page_draws_the_default_data_set_with_one_label_per_class(app):
+    at = app.run()
+    assert not at.exception
+    assert at.title[0].value == "Data & labels"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"class 0 labeled": "1", "class 1 labeled": "1", "unlabeled": "198"}
+    (spec,) = plotly_specs(at)
+    assert len(spec["data"]) == 1 and spec["data"][0]["type"] == "scatter"
+
+
+def test_random_labels_and_clear(app):
+    at = app.run()
+    at.number_input(key=state.K_PER_CLASS).set_value(4).run()
+    at.button(key=state.PICK_RANDOM).click().run()
+    labels = np.array(at.session_state[state.LABELS])
+    assert [np.sum(labels == c) for c in (0, 1)] == [4, 4]
+    at.button(key=state.CLEAR_LABELS).click().run()
+    assert set(at.session_state[state.LABELS]) == {-1}
+    assert {m.label: m.value for m in at.metric}["unlabeled"] == "200"
+
+
+def test_changing_the_data_set_in_the_sidebar(app):
+    at = app.run()
+    choose_data_set(at, "clock")
+    assert not at.exception
+    assert at.session_state[state.N_SAMPLES] == 300
+    assert len(at.session_state[state.LABELS]) == 300
+    seed = at.session_state[state.SEED]
+    at.sidebar.button(key=state.REGENERATE).click().run()
+    assert at.session_state[state.SEED] == seed + 1
+
+
+def test_high_dimensional_data_set_is_shown_projected(app):
+    at = app.run()
+    choose_data_set(at, "g50c")
+    assert not at.exception
+    (spec,) = plotly_specs(at)
+    assert "principal components" in spec["layout"]["title"]["text"]
+
+
+def test_watch_page_plays_the_baseline(app):
+    at = app.run()
+    at.switch_page(WATCH).run()
+    assert not at.exception and not at.error
+    (spec,) = plotly_specs(at)
+    assert spec["data"][0]["type"] == "contour"
+    assert len(spec["frames"]) == 2
+    assert any(t.get("name") == "supervised SVM" for t in spec["data"])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["step"] == "1 (final)"
+    assert metrics["unlabeled error"].endswith("%")
+
+
+def test_one_class_labels_give_a_clear_message_and_keep_the_labels(app):
+    at = app.run()
+    labels = [-1] * 200
+    labels[5] = 1
+    at.session_state[state.LABELS] = labels
+    at.switch_page(WATCH).run()
+    assert not at.exception
+    assert "Label at least one point of each class" in at.error[0].value
+    assert at.session_state[state.LABELS] == labels
+
+
+def test_solver_errors_become_messages_and_labels_survive(app, monkeypatch):
+    import ui.caching
+
+    def refuse(name, params):
+        raise ValueError("sigma is far too small for these data; try a larger sigma.")
+
+    monkeypatch.setattr(ui.caching, "make_estimator", refuse)
+    at = app.run()
+    labels = list(at.session_state[state.LABELS])
+    at.switch_page(WATCH).run()
+    assert not at.exception
+    assert "try a larger sigma" in at.error[0].value
+    assert at.session_state[state.LABELS] == labels
+
+
+def test_jumping_to_a_state_shows_its_details(app):
+    at = app.run()
+    at.switch_page(WATCH).run()
+    at.slider(key=state.FRAME).set_value(0).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["step"] == "0 (init)"
+    (spec,) = plotly_specs(at)
+    assert spec["layout"]["sliders"][0]["active"] == 0
+
+
+def test_shared_scenario_in_the_url_restores_data_and_labels(app):
+    scenario = {"dataset": "two_circles", "n": 120, "noise": 0.05, "seed": 7,
+                "labels": {"3": 0, "10": 1, "11": 1}, "solver": "SVMBaseline",
+                "params": {"C": 5.0}}
+    app.query_params["scenario"] = json.dumps(scenario)
+    at = app.run()
+    assert not at.exception and not at.error
+    labels = np.array(at.session_state[state.LABELS])
+    assert labels.size == 120
+    assert np.flatnonzero(labels != -1).tolist() == [3, 10, 11]
+    assert at.session_state[state.solver_param_key("SVMBaseline", "C")] == 5.0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("{not json", "not valid JSON"), ('{"dataset": "nope"}', "unknown data set"),
+     ('{"n": 10**9}', "not valid JSON"), ('{"n": 100000}', "n must be"),
+     ('{"labels": {"5": 7}}', "class 0 or 1")],
+)
+def test_bad_shared_links_are_reported_not_loaded(app, text, message):
+    app.query_params["scenario"] = text
+    at = app.run()
+    assert not at.exception
+    assert message in at.error[0].value
+    assert at.session_state[state.DATASET] == "two_moons"

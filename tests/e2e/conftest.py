@@ -1,0 +1,117 @@
+"""Drive the real app in Debian's Chromium: a server per test module, a fresh browser per test."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = Path(os.environ.get("S3VM_SCREENSHOTS", tempfile.gettempdir())) / "s3vm-e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError("CI needs Debian's chromium for the browser tests (make browser).")
+    skip = pytest.mark.skip(reason="Debian's chromium is not installed")
+    for item in items:
+        if "e2e" in item.keywords:
+            item.add_marker(skip)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``streamlit run app.py`` on a free loopback port; stopped by its PID afterwards."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("the app did not start within 60 s") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True,
+            viewport={"width": 1400, "height": 1000},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    yield page
+    page.close()
+
+
+def screenshot(page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=path)
+    return path
+
+
+def point_position(page, index: int, chart: int = 0) -> tuple[float, float]:
+    """Page coordinates of point ``index`` of the first trace of plotly chart ``chart``.
+
+    Plotly's drag layer covers the points, so clicks go to coordinates computed from the axes.
+    """
+    return page.evaluate(
+        """([index, chart]) => {
+            const gd = document.querySelectorAll('.js-plotly-plot')[chart];
+            const layout = gd._fullLayout, trace = gd._fullData[0];
+            const box = gd.getBoundingClientRect();
+            return [box.left + layout._size.l + layout.xaxis.l2p(trace.x[index]),
+                    box.top + layout._size.t + layout.yaxis.l2p(trace.y[index])];
+        }""",
+        [index, chart],
+    )
+
+
+def metric(page, label: str) -> str:
+    return page.locator('[data-testid="stMetric"]', has_text=label).locator(
+        '[data-testid="stMetricValue"]').inner_text()

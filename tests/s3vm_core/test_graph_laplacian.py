@@ -1,0 +1,62 @@
+"""The k-NN graph, its Laplacian and the intrinsic norm (LapSVM paper §2, eq. (1))."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from s3vm_core.graph import graph_laplacian, intrinsic_norm, knn_adjacency
+
+
+@pytest.fixture
+def X():
+    return np.random.default_rng(0).normal(size=(60, 2))
+
+
+@pytest.mark.parametrize("weights", ["gaussian", "binary"])
+def test_knn_adjacency_is_a_symmetric_sparse_graph(X, weights):
+    W = knn_adjacency(X, n_neighbors=5, weights=weights)
+    assert sp.issparse(W)
+    assert abs(W - W.T).max() == 0
+    assert W.diagonal().max() == 0
+    assert np.all((W > 0).sum(axis=1) >= 5)  # every point keeps its 5 neighbours
+    assert np.all(W.data > 0) and np.all(W.data <= 1)
+    if weights == "binary":
+        assert np.all(W.data == 1)
+
+
+def test_nearest_neighbour_is_connected_with_gaussian_weight(X):
+    W = knn_adjacency(X, n_neighbors=1, weights="gaussian", graph_sigma=0.5).toarray()
+    d = np.linalg.norm(X[0] - X[1:], axis=1)
+    j = 1 + int(np.argmin(d))
+    assert W[0, j] == pytest.approx(np.exp(-d.min() ** 2 / (2 * 0.5**2)))
+
+
+def test_unnormalized_laplacian_gives_the_intrinsic_norm_of_eq_1(X):
+    W = knn_adjacency(X, n_neighbors=5)
+    L = graph_laplacian(W, normalized=False)
+    f = np.sin(X[:, 0]) + X[:, 1]
+    Wd = W.toarray()
+    pairs = sum(Wd[i, j] * (f[i] - f[j]) ** 2 for i in range(60) for j in range(i, 60))
+    assert intrinsic_norm(f, L) == pytest.approx(pairs)
+    assert np.allclose(L @ np.ones(60), 0)  # constants have zero intrinsic norm
+    assert intrinsic_norm(np.ones(60), L) == pytest.approx(0, abs=1e-12)
+
+
+def test_normalized_laplacian_and_its_power(X):
+    W = knn_adjacency(X, n_neighbors=5)
+    L = graph_laplacian(W, normalized=True)
+    assert sp.issparse(L)
+    assert np.allclose(L.diagonal(), 1)
+    degrees = np.asarray(W.sum(axis=1)).ravel()
+    assert np.allclose(L @ np.sqrt(degrees), 0)  # D^{1/2} 1 spans its null space
+    eigenvalues = np.linalg.eigvalsh(L.toarray())
+    assert eigenvalues.min() > -1e-10 and eigenvalues.max() <= 2 + 1e-10
+    L3 = graph_laplacian(W, normalized=True, p=3)
+    assert np.allclose(L3.toarray(), np.linalg.matrix_power(L.toarray(), 3))
+
+
+def test_bad_graph_parameters_are_explained(X):
+    with pytest.raises(ValueError, match="n_neighbors=60 but there are only 60 points"):
+        knn_adjacency(X, n_neighbors=60)
+    with pytest.raises(ValueError, match="degree p must be a whole number >= 1"):
+        graph_laplacian(knn_adjacency(X, 3), p=0)

@@ -1,0 +1,145 @@
+"""rho-path distances, classical MDS with threshold (6) and their out-of-sample extension
+(LDS paper §2.1, §2.3, Algorithm 1 steps 1-6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import shortest_path
+from sklearn.datasets import make_moons
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.neighbors import kneighbors_graph
+from threadpoolctl import threadpool_limits
+
+from s3vm_core.graph import (
+    classical_mds,
+    mds_threshold,
+    rho_path_distances,
+    rho_path_distances_to,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    # The machine is shared: threaded BLAS on small matrices only adds contention.
+    with threadpool_limits(1):
+        yield
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(120, noise=0.08, random_state=0)
+    return X, y
+
+
+def test_rho_zero_on_full_graph_is_euclidean(moons):
+    X, _ = moons
+    np.testing.assert_allclose(rho_path_distances(X, 0.0), euclidean_distances(X), atol=1e-12)
+    # and the limit rho -> 0 of the softened max (2) agrees with it
+    np.testing.assert_allclose(rho_path_distances(X, 1e-7), euclidean_distances(X), atol=1e-5)
+
+
+def test_rho_infinity_is_the_minimax_path_distance(moons):
+    X, _ = moons
+    P_inf = rho_path_distances(X, np.inf)
+    P_big = rho_path_distances(X, 150.0)
+    # smax^rho lies between the max edge and the max edge + log(n) / rho (eq. (2))
+    assert np.all(P_big >= P_inf - 1e-9)
+    assert np.all(P_big <= P_inf + np.log(X.shape[0]) / 150.0 + 1e-9)
+    # minimax distance is an ultrametric: d(i, j) <= max(d(i, k), d(k, j))
+    i, j, k = 3, 50, 97
+    assert P_inf[i, j] <= max(P_inf[i, k], P_inf[k, j]) + 1e-12
+
+
+def test_small_rho_on_knn_graph_is_isomap(moons):
+    X, _ = moons
+    G = kneighbors_graph(X, 6, mode="distance")
+    geodesic = shortest_path(G.maximum(G.T), directed=False)
+    np.testing.assert_allclose(rho_path_distances(X, 0.0, n_neighbors=6), geodesic, atol=1e-12)
+    np.testing.assert_allclose(rho_path_distances(X, 1e-7, n_neighbors=6), geodesic, atol=1e-5)
+
+
+def test_large_rho_squeezes_clusters_and_keeps_the_gap(moons):
+    # §2.1.3 comment 2: distances within a cluster shrink, the gap between clusters dominates.
+    X, y = moons
+    same = y[:, None] == y[None, :]
+    gap_ratio = []  # closest pair across the moons / farthest pair within a moon
+    for rho in (0.0, 2.0, 8.0, np.inf):
+        P = rho_path_distances(X, rho)
+        gap_ratio.append(P[~same].min() / P[same].max())
+    assert gap_ratio == sorted(gap_ratio)
+    assert gap_ratio[0] < 0.2  # Euclidean: the moons' tips are closer than a moon is long
+    assert gap_ratio[-1] > 1.0  # minimax: every cross-moon pair is farther than any same pair
+
+
+@pytest.mark.parametrize("rho", [-1.0, np.nan])
+def test_negative_rho_is_refused(moons, rho):
+    with pytest.raises(ValueError, match="rho must be >= 0"):
+        rho_path_distances(moons[0], rho)
+
+
+def test_overflowing_rho_is_refused_with_advice(moons):
+    with pytest.raises(ValueError, match="rho=np.inf"):
+        rho_path_distances(moons[0] * 100, 10.0)
+
+
+def test_disconnected_graph_gives_a_clear_message():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)), rng.normal(size=(20, 2)) + 50])
+    with pytest.raises(ValueError, match="infinite"):
+        rho_path_distances(X, 2.0, n_neighbors=3)
+    with pytest.raises(ValueError, match="infinite"):
+        rho_path_distances(X, np.inf, n_neighbors=3)
+
+
+def test_threshold_6_on_a_known_spectrum():
+    lam = np.array([10.0, 5.0, 1.0, 0.5, 0.1, -1.0])
+    # mass: 10 + 5 = 15 >= 0.9 * 16.6 (p >= 2); lam_p <= 0.1 * 10 first at p = 3
+    assert mds_threshold(lam, 0.1) == 3
+    # a loose delta: 10 >= 0.5 * 16.6 and 5 <= 0.5 * 10 -> p = 2
+    assert mds_threshold(lam, 0.5) == 2
+    # a tight delta keeps every positive eigenvalue
+    assert mds_threshold(lam, 1e-6) == 5
+
+
+def test_mds_of_euclidean_distances_gives_back_the_centred_points():
+    X = np.random.default_rng(1).normal(size=(40, 3)) * [3.0, 1.0, 0.5] + 7.0
+    mds = classical_mds(euclidean_distances(X, squared=True), delta=1e-6)
+    Xc = X - X.mean(axis=0)
+    assert mds.embedding.shape == (40, 3)
+    np.testing.assert_allclose(mds.embedding @ mds.embedding.T, Xc @ Xc.T, atol=1e-9)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, 1.5])
+def test_delta_outside_the_open_unit_interval_is_refused(delta):
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        classical_mds(np.ones((3, 3)) - np.eye(3), delta)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 4.0, np.inf])
+def test_out_of_sample_reproduces_the_training_points(moons, rho):
+    X, _ = moons
+    P = rho_path_distances(X, rho)
+    np.testing.assert_allclose(rho_path_distances_to(X, X, P, rho), P, atol=1e-6)
+    mds = classical_mds(P**2, 0.1)
+    np.testing.assert_allclose(mds.transform(rho_path_distances_to(X, X, P, rho) ** 2),
+                               mds.embedding, atol=1e-5)
+
+
+def test_out_of_sample_at_rho_zero_is_exact():
+    X, _ = make_moons(80, noise=0.1, random_state=2)
+    new = np.array([[0.3, 0.2], [2.5, -1.0]])
+    P = rho_path_distances(X, 0.0)
+    np.testing.assert_allclose(rho_path_distances_to(new, X, P, 0.0),
+                               euclidean_distances(new, X), atol=1e-12)
+
+
+def test_out_of_sample_is_close_to_refitting_with_the_point(moons):
+    # The extension ignores shortcuts the new point would create; near the data it is tight.
+    X, _ = moons
+    new = X[:5] + 0.02
+    P = rho_path_distances(X, 4.0)
+    approx = rho_path_distances_to(new, X, P, 4.0)
+    exact = rho_path_distances(np.vstack([X, new]), 4.0)[len(X):, :len(X)]
+    assert np.all(approx >= exact - 1e-9)
+    assert np.max(approx - exact) < 0.05 * exact.max()

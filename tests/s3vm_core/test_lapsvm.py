@@ -1,0 +1,240 @@
+"""LapSVM in the primal (Newton, PCG) and LapRLSC (Melacci & Belkin 2011)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from s3vm_core.graph import graph_laplacian, knn_adjacency
+from s3vm_core.kernels import rbf_kernel
+from s3vm_core.solvers.lapsvm import (
+    LapRLSC,
+    LapSVM,
+    exact_line_search,
+    lapsvm_gradient,
+    lapsvm_hessian,
+    lapsvm_objective,
+)
+from s3vm_core.solvers.svm import SVMBaseline
+from s3vm_core.trace import decision_on_grid
+
+#: Two moons hyperparameters (the paper does not give those of Figure 3; sigma fits the moons'
+#: scale, gamma_A/gamma_I are on the grid of §6.3).
+MOONS = dict(sigma=0.2, gamma_A=1e-2, gamma_I=1.0)
+
+
+def moons(seed=2, n=200):
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(n_samples=n, noise=0.05, random_state=seed)
+    return X, y, pick_labeled(y, 1, random_state=seed)
+
+
+@pytest.fixture(scope="module")
+def small_problem():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    y = np.zeros(30)
+    y[:6] = [1, -1, 1, -1, 1, -1]
+    K = rbf_kernel(X, X, 1.0)
+    return K, y
+
+
+# -- objective, gradient, Hessian, line search -------------------------------------------------
+
+
+@pytest.mark.parametrize("hinge", [True, False])
+@pytest.mark.parametrize("normalized", [True, False])
+def test_gradient_and_generalized_hessian_match_finite_differences(small_problem, hinge,
+                                                                   normalized):
+    K, y = small_problem
+    X_graph = np.random.default_rng(2).normal(size=(30, 2))
+    L = graph_laplacian(knn_adjacency(X_graph, 4), normalized=normalized)
+    z = np.random.default_rng(3).normal(scale=0.3, size=31)
+    args = (K, L, y, 0.1, 0.5, hinge)
+    grad = lapsvm_gradient(z, *args)
+    H = lapsvm_hessian(z, *args)
+    h = 1e-6
+    for i in range(31):
+        e = np.zeros(31)
+        e[i] = h
+        numeric = (lapsvm_objective(z + e, *args) - lapsvm_objective(z - e, *args)) / (2 * h)
+        assert numeric == pytest.approx(grad[i], rel=1e-5, abs=1e-7)
+        column = (lapsvm_gradient(z + e, *args) - lapsvm_gradient(z - e, *args)) / (2 * h)
+        assert np.allclose(column, H[:, i], rtol=1e-5, atol=1e-6)
+
+
+def test_exact_line_search_finds_the_minimum_along_the_line():
+    rng = np.random.default_rng(4)
+    y = rng.choice([-1.0, 1.0], 40)
+    residual = rng.normal(size=40) - y * 0.5
+    fd = rng.normal(size=40)
+    a0, a1 = -3.0, 0.5
+
+    def phi(s):  # obj(z + s d) up to a constant, with psi = phi'
+        f = residual + y + s * fd
+        loss = np.maximum(0, 1 - y * f) ** 2
+        return a0 * s + 0.5 * a1 * s * s + 0.5 * loss.sum()
+
+    s, n_pieces = exact_line_search(a0, a1, residual, fd, y)
+    grid = np.linspace(0, 3 * s, 30001)
+    assert phi(s) <= min(phi(g) for g in grid) + 1e-12
+    assert n_pieces >= 1
+
+
+# -- the paper's behaviour ---------------------------------------------------------------------
+
+
+def test_pcg_reaches_the_newton_optimum():
+    X, y, yl = moons()
+    newton = LapSVM(**MOONS).fit(X, yl)
+    pcg = LapSVM(solver="pcg", **MOONS).fit(X, yl)
+    assert pcg.stopped_by_ == "converged"
+    assert pcg.objective_ == pytest.approx(newton.objective_, rel=1e-6)
+    assert np.array_equal(pcg.predict(X), newton.predict(X))
+    assert np.array_equal(newton.transduction_, y)
+
+
+def test_newton_converges_in_few_steps_on_g50c():
+    from toy_data import g50c, pick_labeled
+
+    X, y = g50c(n_samples=300, random_state=0)
+    yl = pick_labeled(y, 25, random_state=0)  # |L| = 50 as Table 2
+    # Table 8, G50C, LapSVM primal (Newton): sigma 17.5, nn 50, p 5, gamma_A 0.1, gamma_I 10.
+    model = LapSVM(sigma=17.5, n_neighbors=50, p=5, gamma_A=0.1, gamma_I=10).fit(X, yl)
+    assert model.n_iter_ <= 6  # Table 5: at most 5 Newton steps, 1 on G50C
+    unlabeled = yl == -1
+    assert np.mean(model.transduction_[unlabeled] != y[unlabeled]) < 0.15  # Table 4: 6 %
+
+
+def test_figure_3_pcg_labels_the_moons_early_and_stability_stops_it():
+    X, y, yl = moons()
+    full = list(LapSVM(solver="pcg", **MOONS).trace(X, yl))
+    errors = [np.mean((s.train_decision > 0) != y) for s in full]
+    first_perfect = errors.index(0.0)
+    assert first_perfect <= 8  # the paper: 0 % error after 4 PCG iterations
+    model = LapSVM(solver="pcg", stopping="stability", **MOONS)
+    stopped = list(model.trace(X, yl))
+    assert model.stopped_by_ == "stability"
+    assert np.array_equal(model.transduction_, y)  # 0 % error where it stops
+    assert model.n_iter_ % 7 == 0 and model.n_iter_ <= full[-1].iteration / 4
+    # the classical criteria have not fired by then (Figure 4): their thresholds are far away
+    assert stopped[-1].extras["grad_norm_normalized"] > 1e-4
+    # the full run records where the stability check would have stopped it
+    fired = [s.iteration for s in full if s.extras["stop_stability"] == 1.0]
+    assert fired[0] == model.n_iter_
+
+
+def test_figure_1_clock_is_separated_by_lapsvm_not_by_the_svm():
+    from toy_data import clock, pick_labeled
+
+    X, y = clock(n_samples=300, random_state=0)
+    yl = pick_labeled(y, 1, random_state=0)
+    lap = LapSVM(sigma=0.2, gamma_A=1e-4, gamma_I=1.0, n_neighbors=10).fit(X, yl)
+    svm = SVMBaseline().fit(X, yl)
+    assert np.mean(lap.transduction_ != y) < 0.01
+    assert np.mean(svm.transduction_ != y) > 0.2
+
+
+def test_laprlsc_pcg_equals_the_direct_solution():
+    X, y, yl = moons(n=150)
+    direct = LapRLSC(**MOONS).fit(X, yl)
+    pcg = LapRLSC(solver="pcg", **MOONS).fit(X, yl)
+    assert pcg.objective_ == pytest.approx(direct.objective_, rel=1e-8)
+    assert np.allclose(pcg.decision_function(X), direct.decision_function(X), atol=1e-5)
+
+
+def test_lapsvm_with_every_labeled_point_an_error_vector_is_laprlsc():
+    X, y, yl = moons(n=150)
+    params = dict(sigma=0.2, gamma_A=1.0, gamma_I=1.0)  # strong regularization: |f| < 1 on L
+    lap = LapSVM(**params).fit(X, yl)
+    states = list(LapSVM(**params).trace(X, yl))
+    assert states[-1].extras["n_error_vectors"] == np.count_nonzero(yl != -1)
+    rls = LapRLSC(**params).fit(X, yl)
+    assert np.allclose(lap.coef_, rls.coef_) and lap.intercept_ == pytest.approx(rls.intercept_)
+
+
+def test_validation_check_stops_pcg_with_a_validation_set():
+    X, y, yl = moons()
+    Xv, yv, _ = moons(seed=5, n=40)
+    model = LapSVM(solver="pcg", stopping="validation", **MOONS).fit(X, yl, X_val=Xv, y_val=yv)
+    assert model.stopped_by_ == "validation"
+    assert np.mean(model.predict(Xv) != yv) <= 0.05
+    mixed = LapSVM(solver="pcg", stopping="mixed", **MOONS).fit(X, yl, X_val=Xv, y_val=yv)
+    assert mixed.n_iter_ >= max(model.n_iter_, model.stop_iterations_["stability"])
+
+
+# -- the trace contract --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("estimator", [LapSVM(**MOONS), LapSVM(solver="pcg", **MOONS),
+                                       LapRLSC(**MOONS), LapRLSC(solver="pcg", **MOONS)])
+def test_trace_states_are_linear_in_the_features(estimator):
+    X, y, yl = moons(n=120)
+    Xv, yv, _ = moons(seed=7, n=20)
+    trace = estimator.trace(X, yl, X_val=Xv, y_val=yv)
+    grid = np.random.default_rng(0).uniform(-1, 2, size=(50, 2))
+    F = estimator.features(grid)  # available before the first state
+    states = list(trace)
+    assert states[0].event == "init" and states[-1].event == "final"
+    assert states[-2].event == "stage_end"
+    assert {s.event for s in states[1:-2]} == {"iter"}
+    assert {s.stage for s in states} == {estimator.solver if estimator.solver != "direct"
+                                         else "fit"}
+    assert np.allclose(decision_on_grid(F, states)[-1], estimator.decision_function(grid))
+    F_train = estimator.features(X)
+    for state in states:
+        assert np.allclose(F_train @ state.coef + state.intercept, state.train_decision,
+                           atol=1e-8)
+    assert all(not np.isnan(s.extras["validation_error"]) for s in states)
+    if estimator.solver == "pcg":
+        first = states[0].extras
+        for key in ("objective_normalized", "grad_norm_normalized", "grad_norm_preconditioned",
+                    "mixed_product"):
+            assert first[key] == 1.0
+        keys = {f"stop_{name}" for name in estimator.stop_iterations_}
+        assert keys <= set(states[-1].extras)
+
+
+def test_max_iter_raises_a_convergence_warning():
+    X, y, yl = moons(n=100)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        LapSVM(solver="pcg", max_iter=3, **MOONS).fit(X, yl)
+
+
+# -- bad input -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(n_neighbors=100), "n_neighbors=100 but there are only 100 points"),
+    (dict(p=0), "'p' parameter"),
+    (dict(gamma_A=0.0), "'gamma_A' parameter"),
+    (dict(gamma_I=-1.0), "'gamma_I' parameter"),
+    (dict(solver="pcg", stopping="validation"), "needs a labeled validation set"),
+])
+def test_bad_input_is_explained(params, message):
+    X, y, yl = moons(n=100)
+    with pytest.raises(ValueError, match=message):
+        LapSVM(**params).fit(X, yl)
+
+
+def test_validation_labels_must_be_training_classes():
+    X, y, yl = moons(n=100)
+    with pytest.raises(ValueError, match="not among the training classes"):
+        LapSVM().fit(X, yl, X_val=X[:5], y_val=[0, 1, -1, 0, 1])
+
+
+@parametrize_with_checks(
+    [LapSVM(), LapSVM(solver="pcg", stopping="stability", max_iter=100), LapRLSC(),
+     LapRLSC(solver="pcg", max_iter=100)],
+    expected_failed_checks=lambda est: {
+        "check_classifiers_classes": "-1 is the 'unlabeled' marker of semi-supervised y, so "
+                                     "a class called -1 is read as unlabeled points.",
+    },
+)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
