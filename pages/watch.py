@@ -13,16 +13,14 @@ start_page()
 st.title("Watch a solver")
 X, y_true, X2, labels = current_data()
 
-picker, form_column = st.columns([1, 2])
+picker, form_column = st.columns([1, 3])
 with picker:
     solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
                           format_func=lambda name: SOLVERS[name].title)
     st.caption(SOLVERS[solver].paper)
+    show_baseline = st.toggle("supervised SVM boundary (dashed)", key=state.SHOW_BASELINE)
 with form_column, st.form(state.PARAMETER_FORM, border=False):
-    columns = st.columns(3)
-    params = {}
-    with columns[0]:
-        params = parameter_form(solver)
+    params = parameter_form(solver)
     st.form_submit_button("Run", type="primary")
 
 if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
@@ -31,28 +29,34 @@ if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
     st.stop()
 
 data = state.data_description()
+label_key = tuple(labels.tolist())
 try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
-        run = run_solver(data, tuple(labels.tolist()), solver, tuple(sorted(params.items())))
+        run = run_solver(data, label_key, solver, tuple(sorted(params.items())))
+        baseline = run_solver(data, label_key, "SVMBaseline", ()) if show_baseline else None
 except ValueError as error:
     st.error(f"{error}")
     st.stop()
 
-baseline = None
-if st.toggle("show the supervised SVM boundary (dashed)", key=state.SHOW_BASELINE):
-    baseline = run_solver(data, tuple(labels.tolist()), "SVMBaseline", ())
-
 n_states = len(run.states)
-chosen = st.slider("jump to state", 0, n_states - 1, n_states - 1, key=state.FRAME,
-                   help="Play runs in the browser; this slider asks the server for a state's "
-                        "details.") if n_states > 1 else 0
+if not 0 <= st.session_state.get(state.FRAME, -1) < n_states:
+    st.session_state[state.FRAME] = n_states - 1  # a new run starts on its final state
+chosen = st.session_state[state.FRAME]
 frame = run.frame_of(chosen)
 baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
                  and baseline.grid_decisions is not None else None)
 st.plotly_chart(player_figure(run, X2, labels, frame, baseline_grid), width="stretch",
                 config={"displaylogo": False})
+st.caption(
+    "▶ Play runs the recorded path in your browser (the large title is the outer parameter: "
+    f"{SOLVERS[solver].stage_label}). Colours show f; black lines are f = 0 (the boundary) and "
+    "the margins f = ±1; unlabeled points take the colour of their predicted class."
+)
+if n_states > 1:
+    st.slider("state details", 0, n_states - 1, key=state.FRAME,
+              help="Pick a state to see its numbers below; the film above jumps to it.")
 
-state_shown = run.states[chosen]
+shown = run.states[chosen]
 unlabeled = labels == UNLABELED
 
 
@@ -61,10 +65,10 @@ def unlabeled_error(decision) -> float:
 
 
 cells = st.columns(5)
-cells[0].metric("step", f"{state_shown.step} ({state_shown.event})")
-cells[1].metric("objective", f"{state_shown.objective:.4g}")
-cells[2].metric("‖gradient‖", f"{state_shown.grad_norm:.3g}")
-error_now = unlabeled_error(state_shown.train_decision) if unlabeled.any() else float("nan")
+cells[0].metric("step", f"{shown.step} ({shown.event})")
+cells[1].metric("objective", f"{shown.objective:.4g}")
+cells[2].metric("‖gradient‖", f"{shown.grad_norm:.3g}")
+error_now = unlabeled_error(shown.train_decision) if unlabeled.any() else float("nan")
 delta = None
 if baseline is not None and unlabeled.any():
     change = error_now - unlabeled_error(baseline.states[-1].train_decision)
@@ -72,7 +76,6 @@ if baseline is not None and unlabeled.any():
 cells[3].metric("unlabeled error", f"{100 * error_now:.1f} %", delta, delta_color="inverse",
                 help="Against the generator's true labels: did the unlabeled data help?")
 cells[4].metric("run time", f"{run.seconds:.2f} s", help=f"{n_states} states recorded")
-if state_shown.extras:
-    scalars = {k: v for k, v in state_shown.extras.items() if np.ndim(v) == 0}
-    if scalars:
-        st.caption(" · ".join(f"{k} = {v:.4g}" for k, v in scalars.items()))
+scalars = {k: v for k, v in shown.extras.items() if np.ndim(v) == 0}
+if scalars:
+    st.caption(" · ".join(f"{k} = {v:.4g}" for k, v in scalars.items()))

@@ -8,6 +8,7 @@ Unlabeled points are marked ``-1`` in ``y``.
 
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
+from s3vm_core.solvers.qn import QNS3VM
 from s3vm_core.solvers.svm import SVMBaseline
 from s3vm_core.solvers.tsvm import LDS, GradientTSVM, GraphKernelSVM, LabelSwitchingTSVM
 from s3vm_core.trace import SolverState, decision_on_grid
@@ -20,6 +21,7 @@ __all__ = [
     "LabelSwitchingTSVM",
     "LapRLSC",
     "LapSVM",
+    "QNS3VM",
     "SVMBaseline",
     "SolverState",
     "decision_on_grid",

@@ -45,20 +45,94 @@ SIGMA = Param("sigma", "σ (RBF width)", None,
               "(LDS paper §2.3.2).", low=1e-3, high=1e3, optional=True, placeholder="median")
 KERNEL = Param("kernel", "kernel", "rbf", "Kernel of the feature space.",
                options=("rbf", "linear", "poly"))
+C_LDS = Param("C", "C", None, "Cost of the labeled losses. Empty: 1/s², the inverse "
+              "feature-space variance (LDS paper §2.3.2).", low=1e-4, high=1e6, optional=True,
+              placeholder="1/s²")
+C_STAR_LDS = Param("C_star", "C*", None, "Final cost of the unlabeled losses, reached by the "
+                   "annealing C* = 2^(i−10) C (LDS paper, Algorithm 1). Empty: C.", low=1e-4,
+                   high=1e6, optional=True, placeholder="C")
+RHO = Param("rho", "ρ", 1.0, "Softening of the path distance (LDS paper eq. (2)): 0 gives "
+            "Euclidean distances, large ρ the minimax path distance. The paper picks ρ from "
+            "{0, 1, 2, 4, 8, 16, ∞} by cross-validation.", low=0.0, high=64.0)
+GAMMA_A = Param("gamma_A", "γ_A", 1e-6, "Weight of the ambient RKHS norm (LapSVM paper eq. (7); "
+                "Table 8 default).", low=1e-8, high=1e3)
+GAMMA_I = Param("gamma_I", "γ_I", 1.0, "Weight of the intrinsic norm fᵀLf (LapSVM paper eq. (1); "
+                "Table 8 default).", low=0.0, high=1e3)
+NEIGHBORS = Param("n_neighbors", "k (neighbours)", 6, "Neighbours per point of the k-NN graph "
+                  "(LapSVM paper Table 8: nn).", low=1, high=100, integer=True)
+DEGREE_P = Param("p", "p (Laplacian degree)", 1, "The intrinsic norm uses Lᵖ (LapSVM paper "
+                 "Table 8).", low=1, high=10, integer=True)
+STOPPING = Param("stopping", "early stopping", None, "PCG goal condition (LapSVM paper §4): "
+                 "none runs to convergence; stability is Algorithm 2.",
+                 options=(None, "stability", "grad_norm", "grad_norm_preconditioned",
+                          "mixed_product", "objective"))
 
 SOLVERS: dict[str, Solver] = {
     s.name: s
     for s in [
-        Solver(
-            "SVMBaseline", "Supervised SVM (labeled points only)",
-            "s3vm_core.solvers.svm:SVMBaseline", "LIBSVM baseline of every paper", "fit",
-            (
-                Param("C", "C", None, "Misclassification cost. Empty: 1/s², the inverse "
-                      "feature-space variance (LDS paper §2.3.2).", low=1e-4, high=1e6,
-                      optional=True, placeholder="1/s²"),
-                KERNEL, SIGMA,
-            ),
-        ),
+        Solver("SVMBaseline", "Supervised SVM (labeled points only)",
+               "s3vm_core.solvers.svm:SVMBaseline", "LIBSVM baseline of every paper", "fit",
+               (C_LDS, KERNEL, SIGMA)),
+        Solver("GradientTSVM", "∇TSVM (gradient descent TSVM)",
+               "s3vm_core.solvers.tsvm:GradientTSVM",
+               "Chapelle & Zien, Semi-Supervised Classification by Low Density Separation, "
+               "AISTATS 2005", "C*", (C_LDS, C_STAR_LDS, KERNEL, SIGMA)),
+        Solver("LDS", "LDS (low density separation)", "s3vm_core.solvers.tsvm:LDS",
+               "Chapelle & Zien, AISTATS 2005: ∇TSVM on an MDS embedding of ρ-path distances",
+               "C*", (C_LDS, RHO, Param("delta", "δ", 0.1, "MDS threshold (6): keep components "
+                                        "until λ_p ≤ δ λ_1 (§2.3.2: 0.1).", low=1e-3,
+                                        high=0.999), C_STAR_LDS)),
+        Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
+               "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
+               "fit", (C_LDS, RHO, SIGMA)),
+        Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
+               "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",
+               "Joachims, ICML 1999 — the JTSVM baseline of the DA and cS3VM papers", "C*",
+               (C_LDS, C_STAR_LDS, KERNEL, SIGMA)),
+        Solver("ContinuationS3VM", "cS3VM (continuation)",
+               "s3vm_core.solvers.continuation:ContinuationS3VM",
+               "Chapelle, Chi & Zien, A Continuation Method for Semi-Supervised SVMs, ICML 2006",
+               "γ", (
+                   Param("C", "C", 100.0, "Labeled cost; the paper uses C = 100 (Table 1).",
+                         low=1e-4, high=1e6),
+                   Param("C_star", "C*", None, "Unlabeled cost. Empty: C (§4).", low=1e-4,
+                         high=1e6, optional=True, placeholder="C"),
+                   Param("s", "s", 3.0, "Width of the unlabeled loss exp(−s t²) (§3.1).",
+                         low=0.1, high=100.0),
+                   Param("n_gamma", "number of γ", 11, "Geometric steps from γ0 to γ_end "
+                         "(§3.2: eleven).", low=2, high=50, integer=True),
+                   Param("loss", "labeled loss", "hinge", "p = 1 (hinge, the paper) or p = 2.",
+                         options=("hinge", "squared_hinge")),
+                   KERNEL, SIGMA,
+               )),
+        Solver("QNS3VM", "QN-S3VM (quasi-Newton)", "s3vm_core.solvers.qn:QNS3VM",
+               "Gieseke, Airola, Pahikkala & Kramer, Sparse Quasi-Newton Optimization for "
+               "Semi-Supervised SVMs, ICPRAM 2012", "α", (
+                   Param("lam", "λ", 1.0, "Weight of the RKHS norm (QN-S3VM eq. (5)).",
+                         low=1e-8, high=1e4),
+                   Param("lam_u", "λ'", 1.0, "Final weight of the unlabeled loss, reached "
+                         "through α λ' (Algorithm 1).", low=0.0, high=1e4),
+                   KERNEL, SIGMA,
+                   Param("n_landmarks", "r (landmarks)", None, "Subset of regressors with r "
+                         "random landmarks (eq. (9)–(10)). Empty: all points.", low=2,
+                         high=10_000, integer=True, optional=True, placeholder="all"),
+               )),
+        Solver("LapSVM", "LapSVM in the primal (Newton / PCG)",
+               "s3vm_core.solvers.lapsvm:LapSVM",
+               "Melacci & Belkin, Laplacian Support Vector Machines Trained in the Primal, "
+               "JMLR 2011", "iteration", (
+                   GAMMA_A, GAMMA_I, SIGMA, NEIGHBORS, DEGREE_P,
+                   Param("solver", "solver", "newton", "Newton (§3.1) or preconditioned "
+                         "conjugate gradient (§3.2).", options=("newton", "pcg")),
+                   STOPPING,
+               )),
+        Solver("LapRLSC", "LapRLSC (Laplacian RLS)", "s3vm_core.solvers.lapsvm:LapRLSC",
+               "Melacci & Belkin, JMLR 2011, §5: the squared-loss relative of LapSVM",
+               "iteration", (
+                   GAMMA_A, GAMMA_I, SIGMA, NEIGHBORS, DEGREE_P,
+                   Param("solver", "solver", "direct", "The linear system (15) solved "
+                         "directly or by PCG.", options=("direct", "pcg")),
+               )),
     ]
 }
 
@@ -86,10 +160,13 @@ def _valid(param: Param, value) -> bool:
     return (param.low is None or value >= param.low) and (param.high is None or value <= param.high)
 
 
-def parameter_form(name: str) -> dict:
-    """Draw the parameter widgets of solver ``name``; return their values by parameter name."""
+def parameter_form(name: str, n_columns: int = 3) -> dict:
+    """Draw the parameter widgets of solver ``name`` in ``n_columns`` columns; return their
+    values by parameter name."""
     values = {}
-    for param in SOLVERS[name].params:
+    columns = st.columns(n_columns)
+    for index, param in enumerate(SOLVERS[name].params):
+        column = columns[index % n_columns]
         key = keys.solver_param_key(name, param.name)
         if key in st.session_state and not _valid(param, st.session_state[key]):
             del st.session_state[key]  # e.g. a value from an edited link: fall back to default
@@ -98,16 +175,16 @@ def parameter_form(name: str) -> dict:
         if param.options:
             if initial:
                 initial = {"index": param.options.index(param.default)}
-            values[param.name] = st.selectbox(
-                param.label, param.options, key=key, help=param.help, **initial)
-        elif param.integer:
-            values[param.name] = st.number_input(
-                param.label, min_value=int(param.low), max_value=int(param.high), step=1,
-                key=key, help=param.help, **initial)
+            values[param.name] = column.selectbox(
+                param.label, param.options, key=key, help=param.help,
+                format_func=lambda option: "none" if option is None else str(option), **initial)
         else:
-            values[param.name] = st.number_input(
-                param.label, min_value=param.low, max_value=param.high, format="%g", key=key,
-                help=param.help, placeholder=param.placeholder or None, **initial)
+            number = ({"min_value": int(param.low), "max_value": int(param.high), "step": 1}
+                      if param.integer else
+                      {"min_value": param.low, "max_value": param.high, "format": "%g"})
+            values[param.name] = column.number_input(
+                param.label, key=key, help=param.help, placeholder=param.placeholder or None,
+                **number, **initial)
     return values
 
 

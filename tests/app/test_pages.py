@@ -8,6 +8,7 @@ from conftest import plotly_specs
 
 from toy_data import DATASETS
 from ui import state
+from ui.widgets import SOLVERS
 
 WATCH = "pages/watch.py"
 
@@ -100,6 +101,7 @@ def test_jumping_to_a_state_shows_its_details(app):
     at = app.run()
     at.switch_page(WATCH).run()
     at.slider(key=state.FRAME).set_value(0).run()
+    at.run()  # the film follows the slider on the next run as well
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["step"] == "0 (init)"
     (spec,) = plotly_specs(at)
@@ -131,3 +133,15 @@ def test_bad_shared_links_are_reported_not_loaded(app, text, message):
     assert not at.exception
     assert message in at.error[0].value
     assert at.session_state[state.DATASET] == "two_moons"
+
+
+@pytest.mark.parametrize("solver", [name for name in SOLVERS if name != "SVMBaseline"])
+def test_every_solver_plays_on_the_default_data(app, solver):
+    at = app.run()
+    at.switch_page(WATCH).run()
+    at.selectbox(key=state.SOLVER).select_index(list(SOLVERS).index(solver)).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (spec,) = plotly_specs(at)
+    assert spec["data"][0]["type"] == "contour"
+    assert 2 <= len(spec["frames"]) <= 60
+    assert {m.label for m in at.metric} >= {"objective", "unlabeled error"}

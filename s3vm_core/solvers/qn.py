@@ -1,0 +1,388 @@
+"""QN-S3VM: quasi-Newton optimization of a smooth S3VM surrogate.
+
+Gieseke, Airola, Pahikkala, Kramer. *Sparse Quasi-Newton Optimization for Semi-Supervised
+Support Vector Machines*. ICPRAM 2012 (``papers/002``). Section references below are to it.
+
+The decision function is linear in the coefficients ``c`` in three ways, one per "path":
+
+* dense kernel expansion over all training points, eq. (4), O(n^2) per evaluation (Lemma 1);
+* subset of regressors over ``r`` landmarks, eq. (9)-(10), O(nr) per evaluation (Lemma 2);
+* linear kernel without forming ``K = X X^T``, eq. (11), O(nd) or O(nnz) (Lemmas 3-4).
+
+Each path is a small object with ``forward(c) -> (f, q)``, ``penalty(c, q)`` and
+``backward(a, q, lam)``; the objective (5) and gradient (6) are written once on top of them.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
+
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.kernels import select_landmarks
+from s3vm_core.losses import (
+    modified_logistic,
+    modified_logistic_grad,
+    symmetric_exp,
+    symmetric_exp_grad,
+)
+from s3vm_core.trace import SolverState
+
+# -- the three hypothesis spaces (§3.3) -----------------------------------------------------
+
+
+class _KernelExpansion:
+    """``f(x) = sum_k c_k (k(x_{j_k}, x) - m_k) + b`` with ``||f||^2 = c^T K_RR c``.
+
+    Eq. (4) when the landmarks ``R`` are all training points, eq. (9) otherwise. ``m_k`` is the
+    mean of ``k(x_{j_k}, u)`` over the unlabeled points ``u``: the hypothesis is
+    ``<w, phi(x) - mean_u phi(u)> + b``, so ``mean_u f(u) = b`` for every ``c`` (balancing by
+    centring, cS3VM paper §2.2). ``K_RR c`` is read off ``K_XR c`` (``K_RR`` = rows ``R`` of
+    ``K_XR``), so one evaluation costs two products with the n x r matrix: O(nr), Lemma 2.
+    """
+
+    def __init__(self, K_XR: np.ndarray, landmarks: np.ndarray, unlabeled: np.ndarray):
+        self.K = K_XR
+        self.landmarks = landmarks
+        self.m = K_XR[unlabeled].mean(axis=0) if unlabeled.size else np.zeros(K_XR.shape[1])
+
+    @property
+    def n_params(self) -> int:
+        return self.K.shape[1]
+
+    def forward(self, c):
+        Kc = self.K @ c
+        return Kc - self.m @ c, Kc[self.landmarks]
+
+    def penalty(self, c, q) -> float:
+        return float(c @ q)
+
+    def backward(self, a, q, lam):
+        # eq. (10): K_R a + 2 lam K_RR c, with the centring term of m.
+        return self.K.T @ a - self.m * a.sum() + 2.0 * lam * q
+
+    def coef_intercept(self, c, b):
+        return c, b - float(self.m @ c)
+
+
+class _LinearKernel:
+    """Linear kernel without ``K``: ``f(x) = <w, x - mu_u> + b``, ``w = X^T c`` (eq. (11)).
+
+    ``Kc = X (X^T c)`` and ``c^T K c = ||w||^2``; with scipy.sparse ``X`` every product costs
+    O(nnz) (Lemma 4), with dense ``X`` O(nd) (Lemma 3). ``mu_u`` is the unlabeled mean, for the
+    same balancing as ``_KernelExpansion``. ``X`` is never densified or centred in memory.
+    """
+
+    def __init__(self, X, unlabeled: np.ndarray):
+        self.X = X
+        d = X.shape[1]
+        self.mu = np.asarray(X[unlabeled].mean(axis=0)).ravel() if unlabeled.size else np.zeros(d)
+
+    @property
+    def n_params(self) -> int:
+        return self.X.shape[0]
+
+    def forward(self, c):
+        w = np.asarray(self.X.T @ c).ravel()
+        return np.asarray(self.X @ w).ravel() - self.mu @ w, w
+
+    def penalty(self, c, q) -> float:
+        return float(q @ q)
+
+    def backward(self, a, q, lam):
+        v = np.asarray(self.X.T @ a).ravel() - self.mu * a.sum() + 2.0 * lam * q
+        return np.asarray(self.X @ v).ravel()
+
+    def coef_intercept(self, c, b):
+        w = np.asarray(self.X.T @ c).ravel()
+        return w, b - float(self.mu @ w)
+
+
+# -- the surrogate objective (5) and its gradient (6) --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Evaluation:
+    x: np.ndarray
+    value: float
+    grad: np.ndarray
+    decision: np.ndarray
+    labeled_loss: float
+    unlabeled_loss: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Surrogate:
+    """``F_{lam_u}(c)`` of eq. (5) on one hypothesis space, with the fixed offset ``b``."""
+
+    model: object
+    y: np.ndarray  # signed labels of the labeled points
+    labeled: np.ndarray  # indices
+    unlabeled: np.ndarray  # indices
+    b: float
+    lam: float
+    lam_u: float
+    sharpness: float
+    s: float
+
+    def __call__(self, c) -> _Evaluation:
+        f, q = self.model.forward(c)
+        f += self.b
+        margins = self.y * f[self.labeled]
+        labeled_loss = float(modified_logistic(margins, self.sharpness).mean())
+        a = np.zeros_like(f)
+        # eq. (6): a_i = (1/l) dL/df for labeled points ...
+        a[self.labeled] = self.y * modified_logistic_grad(margins, self.sharpness) / margins.size
+        unlabeled_loss = 0.0
+        if self.unlabeled.size:
+            f_u = f[self.unlabeled]
+            unlabeled_loss = float(symmetric_exp(f_u, self.s).mean())
+            # ... and (lam'/u) d/df exp(-s f^2) = -(2 s lam'/u) f exp(-s f^2) for unlabeled ones.
+            a[self.unlabeled] = self.lam_u * symmetric_exp_grad(f_u, self.s) / f_u.size
+        value = labeled_loss + self.lam_u * unlabeled_loss + self.lam * self.model.penalty(c, q)
+        grad = self.model.backward(a, q, self.lam)
+        return _Evaluation(np.array(c, copy=True), value, grad, f, labeled_loss, unlabeled_loss)
+
+
+# -- the estimator -------------------------------------------------------------------------
+
+
+class QNS3VM(S3VMClassifier):
+    """Semi-supervised SVM by L-BFGS on a smooth surrogate (QN-S3VM, Gieseke et al. 2012).
+
+    Minimizes the surrogate objective of eq. (5),
+
+    ``F_{lam'}(c) = 1/l sum_i (1/gamma) log(1 + exp(gamma (1 - y_i f(x_i)))``
+    ``+ lam'/u sum_j exp(-s f(u_j)^2) + lam ||f||^2``,
+
+    with gradient eq. (6), ``K a + 2 lam K c``. Algorithm 1: the supervised solution
+    (``lam' = 0``) first, then one L-BFGS run (scipy's L-BFGS-B, as in §4.1.1) for each
+    ``alpha_i lam'`` of the sequence ``0 < alpha_1 < ... < alpha_tau``, each warm-started at the
+    previous solution.
+
+    Class balancing (not in the QN-S3VM paper, whose model has no offset, footnote 1): as for
+    cS3VM (Chapelle et al. 2006, §2.2, eq. (3)) feature space is centred on the mean of the
+    unlabeled points and the offset is fixed to the mean labeled label ``b = mean_i y_i``:
+    ``f(x) = <w, phi(x) - mean_j phi(u_j)> + b``, so ``mean_j f(u_j) = mean_i y_i`` holds for
+    every ``w`` and the unlabeled term cannot push all points to one class.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        ``lambda`` of eq. (5), weight of the RKHS norm. Default 1 as in §4.2.4 (the paper tunes
+        it over ``2^-10, ..., 2^10`` in §4.1.3).
+    lam_u : float, default=1.0
+        ``lambda'`` of eq. (5), weight of the unlabeled term. Default 1 as in §4.2.4 (tuned over
+        ``{0.01, 1, 100}`` in §4.1.3).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        ``"linear"`` without ``n_landmarks`` never forms the kernel matrix (§3.3.3, eq. (11))
+        and accepts scipy.sparse input in O(nnz) per evaluation (Lemma 4).
+    sigma : float or None, default=None
+        RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``; ``None`` takes the median
+        pairwise distance (LDS paper §2.3.2 with c = 2 classes).
+    degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
+    alphas : sequence of float, default=(0.01, 0.1, 1.0)
+        The annealing sequence of Algorithm 1; the default is the paper's (§4.1.3).
+    n_landmarks : int or None, default=None
+        ``r`` of the subset of regressors method, eq. (9)-(10): the expansion uses ``r``
+        training points drawn uniformly at random ("randomly selected basis vectors", §4.2.4),
+        O(nr) time and memory per evaluation (Lemma 2). ``None`` uses all points, eq. (4).
+    sharpness : float, default=20.0
+        ``gamma`` of the modified logistic loss in eq. (5) (``gamma = 20``, Figure 2a).
+    s : float, default=3.0
+        Width of the unlabeled loss ``exp(-s t^2)`` (``s = 3``, eq. (5) and Figure 2b).
+    m : int, default=50
+        L-BFGS memory, the number of stored correction pairs (§3.3.1; ``m = 50`` in §4.1.1).
+    max_iter : int, default=500
+        L-BFGS iterations per stage, the "user-defined number" of §3.2.
+    tol : float, default=1e-5
+        A stage stops when the largest gradient entry is at most ``tol`` (the ``||grad|| > eps``
+        rule of §3.2, scipy's ``gtol``) or when the objective stops decreasing (scipy's
+        ``ftol``).
+    random_state : int, RandomState or None, default=None
+        Seeds the choice of landmarks.
+
+    Attributes
+    ----------
+    coef_ : ndarray
+        Coefficients over ``features(X)``: one per landmark (all training points when
+        ``n_landmarks`` is None), or one per input feature for the linear-kernel path.
+    intercept_ : float
+    landmarks_ : ndarray of int
+        Training indices of the expansion points (kernel paths only).
+    sigma_ : float or None
+    offset_ : float
+        ``b``, the mean labeled label in {-1, +1} coding.
+    classes_, transduction_, objective_, n_iter_
+
+    Notes
+    -----
+    ``features(X)`` is ``k(X, landmarks)`` for the kernel paths and ``X`` itself (sparse stays
+    sparse) for the linear path; the centring is folded into ``intercept``.
+
+    Trace: stage ``"alpha"``. Stage 0 is the supervised start (``stage_value = 0``, Algorithm 1
+    line 1), stages 1..tau the ``alphas``; "init" is ``c = 0``, one "iter" state per accepted
+    L-BFGS iterate, a "stage_end" per stage, and "final". ``objective`` and ``grad_norm`` are
+    those of the current stage's ``F_{alpha lam'}``. Extras: ``"labeled_loss"`` and
+    ``"unlabeled_loss"``, the two unweighted data means of eq. (5).
+    """
+
+    _accepts_sparse = True
+
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "lam": [Interval(Real, 0, None, closed="neither")],
+        "lam_u": [Interval(Real, 0, None, closed="neither")],
+        "alphas": ["array-like"],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        "sharpness": [Interval(Real, 0, None, closed="neither")],
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, lam=1.0, lam_u=1.0, kernel="rbf", sigma=None, degree=3, coef0=1.0,
+                 alphas=(0.01, 0.1, 1.0), n_landmarks=None, sharpness=20.0, s=3.0, m=50,
+                 max_iter=500, tol=1e-5, random_state=None):
+        self.lam = lam
+        self.lam_u = lam_u
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alphas = alphas
+        self.n_landmarks = n_landmarks
+        self.sharpness = sharpness
+        self.s = s
+        self.m = m
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    # -- setup ----------------------------------------------------------------------------
+
+    def _setup(self, problem):
+        X, n = problem.X, problem.y.size
+        self._alphas = _check_alphas(self.alphas)
+        unlabeled = np.flatnonzero(problem.unlabeled)
+        if self.n_landmarks is not None and self.n_landmarks > n:
+            raise ValueError(
+                f"n_landmarks={self.n_landmarks} is more than the {n} training points; the "
+                f"landmarks are training points, so choose at most {n} (or None for the full "
+                "kernel expansion)."
+            )
+        self._linear_path = self.kernel == "linear" and self.n_landmarks is None
+        if self._linear_path:
+            self.sigma_ = None
+            self.landmarks_ = None
+            self._model = _LinearKernel(X, unlabeled)
+        else:
+            if self.n_landmarks is None:
+                self.landmarks_ = np.arange(n)
+            else:
+                self.landmarks_ = select_landmarks(n, self.n_landmarks, self.random_state)
+            self._fit_kernel(X, centers=X[self.landmarks_])
+            self._model = _KernelExpansion(self._kernel(X), self.landmarks_, unlabeled)
+        self.offset_ = float(problem.y[problem.labeled].mean())
+
+    def _features(self, X):
+        return X if self._linear_path else self._kernel(X)
+
+    # -- Algorithm 1 ----------------------------------------------------------------------
+
+    def _surrogate(self, problem, lam_u) -> _Surrogate:
+        labeled = np.flatnonzero(problem.labeled)
+        return _Surrogate(
+            model=self._model, y=problem.y[labeled].astype(float), labeled=labeled,
+            unlabeled=np.flatnonzero(problem.unlabeled), b=self.offset_, lam=float(self.lam),
+            lam_u=lam_u, sharpness=float(self.sharpness), s=float(self.s),
+        )
+
+    def _state(self, ev: _Evaluation, *, event, stage_index, stage_value, iteration):
+        coef, intercept = self._model.coef_intercept(ev.x, self.offset_)
+        return SolverState(
+            stage="alpha", stage_index=stage_index, stage_value=stage_value,
+            iteration=iteration, event=event, coef=coef, intercept=intercept,
+            objective=ev.value, grad_norm=float(np.linalg.norm(ev.grad)),
+            train_decision=ev.decision,
+            extras={"labeled_loss": ev.labeled_loss, "unlabeled_loss": ev.unlabeled_loss},
+        )
+
+    def _iterate(self, problem):
+        # Algorithm 1, line 1: the supervised model is (5) with lam' = 0, stage value 0.
+        schedule = [0.0, *self._alphas]
+        c = np.zeros(self._model.n_params)
+        objective = self._surrogate(problem, 0.0)
+        ev = objective(c)
+        yield self._state(ev, event="init", stage_index=0, stage_value=0.0, iteration=0)
+        hit_limit = []
+        for index, alpha in enumerate(schedule):
+            objective = self._surrogate(problem, alpha * float(self.lam_u))
+            evaluations, result = _lbfgs(objective, c, self.m, self.max_iter, self.tol)
+            for k, ev in enumerate(evaluations, start=1):
+                yield self._state(ev, event="iter", stage_index=index, stage_value=alpha,
+                                  iteration=k)
+            c = result.x
+            ev = objective(c)
+            if result.status == 1:
+                hit_limit.append(alpha)
+            yield self._state(ev, event="stage_end", stage_index=index, stage_value=alpha,
+                              iteration=len(evaluations))
+        if hit_limit:
+            warnings.warn(
+                f"L-BFGS reached max_iter={self.max_iter} iterations in the stage(s) alpha = "
+                f"{', '.join(f'{a:g}' for a in hit_limit)} before converging; increase max_iter "
+                "or tol.", ConvergenceWarning, stacklevel=3,
+            )
+        yield self._state(ev, event="final", stage_index=len(schedule) - 1,
+                          stage_value=schedule[-1], iteration=len(evaluations))
+
+
+def _check_alphas(alphas) -> list[float]:
+    """Algorithm 1 requires ``0 < alpha_1 < ... < alpha_tau``."""
+    try:
+        values = np.asarray(alphas, dtype=float).ravel()
+    except (TypeError, ValueError):
+        values = np.array([math.nan])
+    if (values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0)
+            or np.any(np.diff(values) <= 0)):
+        raise ValueError(
+            f"alphas={alphas!r} is not a valid annealing sequence: give one or more positive, "
+            "strictly increasing numbers, e.g. (0.01, 0.1, 1.0) (Algorithm 1 of the QN-S3VM "
+            "paper)."
+        )
+    return values.tolist()
+
+
+def _lbfgs(objective: _Surrogate, c0, m, max_iter, tol):
+    """One L-BFGS-B run (§3.2-3.3.1); returns the evaluation at every accepted iterate."""
+    last: list[_Evaluation] = []
+    accepted: list[_Evaluation] = []
+
+    def fun(x):
+        ev = objective(x)
+        last[:] = [ev]
+        return ev.value, ev.grad
+
+    def callback(intermediate_result):
+        # scipy reuses x's buffer: compare against (and keep) our own copies.
+        x = intermediate_result.x
+        if last and np.array_equal(last[0].x, x):
+            accepted.append(last[0])
+        else:
+            accepted.append(objective(np.array(x, copy=True)))
+
+    result = minimize(
+        fun, np.array(c0, dtype=float), jac=True, method="L-BFGS-B", callback=callback,
+        options={"maxcor": int(m), "maxiter": int(max_iter), "gtol": float(tol)},
+    )
+    return accepted, result
