@@ -1,0 +1,122 @@
+"""The Watch page and the app's sessions, as a person uses them in Chromium."""
+
+import json
+import time
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from conftest import metric, point_position, screenshot
+
+from toy_data import pick_labeled, two_moons
+
+pytestmark = pytest.mark.e2e
+
+
+def open_app(page, url):
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+
+
+def wait_for_metric(page, label, expected, timeout=20.0):
+    page.wait_for_function(
+        """([label, expected]) => [...document.querySelectorAll('[data-testid="stMetric"]')]
+            .some(m => m.innerText.includes(label) && m.querySelector(
+                '[data-testid="stMetricValue"]').innerText.trim() === expected)""",
+        arg=[label, expected], timeout=timeout * 1000,
+    )
+
+
+def test_box_selection_labels_every_point_inside(server, page):
+    open_app(page, server)
+    X, y = two_moons(200, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    # A box around the left tip of the upper moon.
+    low, high = np.array([-1.3, -0.1]), np.array([-0.6, 0.7])
+
+    def labeled_after_box(pad):
+        inside = np.all((X >= low - pad) & (X <= high + pad), axis=1)
+        return int(np.sum(inside | (labels == 1)))
+
+    # Pixel rounding may catch a point on the box's edge: allow those within 0.05.
+    fewest, most = labeled_after_box(-0.05), labeled_after_box(0.05)
+    page.locator('.modebar-btn[data-val="select"]').first.click()
+    corners = page.evaluate(
+        """([low, high]) => {
+            const gd = document.querySelector('.js-plotly-plot');
+            const l = gd._fullLayout, box = gd.getBoundingClientRect();
+            const px = v => box.left + l._size.l + l.xaxis.l2p(v);
+            const py = v => box.top + l._size.t + l.yaxis.l2p(v);
+            return [px(low[0]), py(high[1]), px(high[0]), py(low[1])];
+        }""",
+        [low.tolist(), high.tolist()],
+    )
+    page.mouse.move(corners[0], corners[1])
+    page.mouse.down()
+    page.mouse.move((corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2, steps=5)
+    page.mouse.move(corners[2], corners[3], steps=5)
+    page.mouse.up()
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMetric"]')].some(m =>
+            m.innerText.includes('class 1 labeled') && m.querySelector(
+                '[data-testid="stMetricValue"]').innerText.trim() !== '1')""", timeout=20_000)
+    assert fewest <= int(metric(page, "class 1 labeled")) <= most
+    assert fewest > 15  # the box holds many points: this was a box, not a click
+    screenshot(page, "box-selection")
+
+
+def test_play_advances_the_frames_in_the_browser(server, page):
+    scenario = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0,
+                "labels": {"33": 0, "56": 1}, "solver": "ContinuationS3VM",
+                "params": {"sigma": 0.3}}
+    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    page.wait_for_selector(".js-plotly-plot .contour", timeout=60_000)
+    title = page.locator(".js-plotly-plot .gtitle").first
+    before = title.text_content()
+    assert "γ" in before
+    page.get_by_text("▶ Play", exact=True).click()
+    page.wait_for_function(
+        "t => document.querySelector('.js-plotly-plot .gtitle').textContent !== t",
+        arg=before, timeout=10_000)
+    time.sleep(1.0)
+    page.get_by_text("❚❚ Pause", exact=True).click()
+    assert title.text_content() != before
+    screenshot(page, "player-after-play")
+
+
+def test_one_class_labels_show_the_message_before_any_solver_runs(server, page):
+    scenario = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"5": 1}}
+    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    page.wait_for_selector('[data-testid="stAlert"]', timeout=60_000)
+    assert "Label at least one point of each class" in page.locator(
+        '[data-testid="stAlert"]').first.inner_text()
+    assert page.locator(".js-plotly-plot").count() == 0
+
+
+def test_shared_link_reproduces_the_labels(server, page):
+    scenario = {"dataset": "clock", "n": 150, "noise": 0.02, "seed": 3,
+                "labels": {"0": 0, "1": 0, "2": 1}}
+    open_app(page, f"{server}/?scenario={quote(json.dumps(scenario))}")
+    assert metric(page, "class 0 labeled") == "2"
+    assert metric(page, "class 1 labeled") == "1"
+    assert metric(page, "unlabeled") == "147"
+    assert page.get_by_label("seed").input_value() == "3"
+
+
+def test_two_sessions_keep_their_own_labels(server, browser):
+    first, second = browser.new_page(), browser.new_page()
+    try:
+        open_app(first, server)
+        open_app(second, server)
+        first.get_by_role("button", name="Clear all labels").click()
+        wait_for_metric(first, "unlabeled", "200")
+        second.get_by_label("k labels per class").fill("3")
+        second.get_by_role("button", name="Pick k random labels per class").click()
+        wait_for_metric(second, "unlabeled", "194")
+        first.get_by_text("○ unlabel", exact=True).click()  # a rerun of the first session
+        time.sleep(1.0)
+        assert metric(first, "unlabeled") == "200"
+        assert metric(second, "unlabeled") == "194"
+    finally:
+        first.close()
+        second.close()
