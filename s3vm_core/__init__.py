@@ -6,6 +6,7 @@ Every estimator follows scikit-learn (``fit``, ``predict``, ``decision_function`
 Unlabeled points are marked ``-1`` in ``y``.
 """
 
+from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
 from s3vm_core.solvers.qn import QNS3VM
@@ -16,6 +17,7 @@ from s3vm_core.trace import SolverState, decision_on_grid
 __all__ = [
     "LDS",
     "ContinuationS3VM",
+    "DeterministicAnnealingS3VM",
     "GradientTSVM",
     "GraphKernelSVM",
     "LabelSwitchingTSVM",

@@ -117,6 +117,23 @@ SOLVERS: dict[str, Solver] = {
                          "random landmarks (eq. (9)–(10)). Empty: all points.", low=2,
                          high=10_000, integer=True, optional=True, placeholder="all"),
                )),
+        Solver("DeterministicAnnealingS3VM", "DA (deterministic annealing)",
+               "s3vm_core.solvers.annealing:DeterministicAnnealingS3VM",
+               "Sindhwani, Keerthi & Chapelle, Deterministic Annealing for Semi-supervised "
+               "Kernel Machines, ICML 2006", "T", (
+                   Param("lam", "λ", 1e-3, "Weight of the RKHS norm (DA paper eq. (4)).",
+                         low=1e-8, high=1e4),
+                   Param("lam_u", "λ'", 1.0, "Weight of the unlabeled loss (eq. (4)).",
+                         low=0.0, high=1e4),
+                   Param("loss", "loss", "hinge", "Hinge (l1, the paper's best), squared "
+                         "hinge (l2) or squared loss (RLS, closed form (7)).",
+                         options=("hinge", "squared_hinge", "squared")),
+                   KERNEL, SIGMA,
+                   Param("T0", "T₀", 10.0, "Starting temperature (Table 1: 10).", low=1e-3,
+                         high=1e4),
+                   Param("R", "R", 1.5, "Annealing rate T ← T / R (Table 1: 1.5).",
+                         low=1.01, high=100.0),
+               )),
         Solver("LapSVM", "LapSVM in the primal (Newton / PCG)",
                "s3vm_core.solvers.lapsvm:LapSVM",
                "Melacci & Belkin, Laplacian Support Vector Machines Trained in the Primal, "

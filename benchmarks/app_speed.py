@@ -1,0 +1,159 @@
+"""How fast the app feels, measured in a real browser (Debian's chromium).
+
+    python -m benchmarks.app_speed [--repeats 5]
+
+Starts the app on a free loopback port and reports, as markdown tables:
+
+* click on a point -> page updated with the new label (median over clicks), for n = 200 and 500;
+* Run -> first frame of the player for every solver on two moons with n = 300 (a cold cache:
+  page load, the solver's full trace, the grid decisions and the figure), and the figure's
+  payload in MB;
+* frames per second while ▶ Play runs in the browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+POSITION = """i => { const gd = document.querySelector('.js-plotly-plot');
+    const l = gd._fullLayout, t = gd._fullData[0], b = gd.getBoundingClientRect();
+    return [b.left + l._size.l + l.xaxis.l2p(t.x[i]), b.top + l._size.t + l.yaxis.l2p(t.y[i])]; }"""
+MOONS_300 = ("two_moons", 300, 0.1, 0)
+
+
+def one_label_per_class(y) -> dict[str, int]:
+    """The first point of each class, as a scenario's labels."""
+    return {str(int(np.flatnonzero(y == cls)[0])): cls for cls in (0, 1)}
+
+
+LABELED = """() => [...document.querySelectorAll('[data-testid="stMetric"]')]
+    .find(m => m.innerText.includes('class 1 labeled'))
+    .querySelector('[data-testid="stMetricValue"]').innerText.trim()"""
+
+
+def start_server(port: int) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+            return process
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError("the app did not start")
+
+
+def scenario_url(base: str, page: str = "", **scenario) -> str:
+    return f"{base}/{page}?scenario={quote(json.dumps(scenario))}"
+
+
+def click_latency(page, base: str, n: int, clicks: int) -> float:
+    page.goto(scenario_url(base, dataset="two_moons", n=n, noise=0.1, seed=0,
+                           labels={"0": 0, "1": 1}))
+    page.wait_for_selector(".js-plotly-plot")
+    time.sleep(1.0)
+    times = []
+    for index in range(2, 2 + clicks):
+        before = page.evaluate(LABELED)
+        x, y = page.evaluate(POSITION, index)
+        start = time.perf_counter()
+        page.mouse.click(x, y)
+        page.wait_for_function(f"b => ({LABELED})() !== b", arg=before, timeout=30_000)
+        times.append(time.perf_counter() - start)
+        time.sleep(0.3)
+    return statistics.median(times)
+
+
+def first_frame(page, base: str, solver: str) -> float:
+    from toy_data import two_moons
+
+    name, n, noise, seed = MOONS_300
+    _, y = two_moons(n, noise=noise, random_state=seed)
+    url = scenario_url(base, "watch", dataset=name, n=n, noise=noise, seed=seed,
+                       labels=one_label_per_class(y), solver=solver, params={})
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot .contour", timeout=120_000)
+    return time.perf_counter() - start
+
+
+def play_fps(page, seconds: float = 3.0) -> float:
+    page.evaluate("""() => { window.__frames = 0;
+        document.querySelector('.js-plotly-plot')
+            .on('plotly_animatingframe', () => window.__frames++); }""")
+    page.get_by_text("▶ Play", exact=True).click()
+    time.sleep(seconds)
+    frames = page.evaluate("() => window.__frames")
+    page.get_by_text("❚❚ Pause", exact=True).click()
+    return frames / seconds
+
+
+def payload_mb(solver: str) -> float:
+    from ui.caching import dataset, run_solver
+    from ui.figures import player_figure
+
+    _, y, X2 = dataset(*MOONS_300)
+    labels = np.full(len(y), -1)
+    for index, cls in one_label_per_class(y).items():
+        labels[int(index)] = cls
+    run = run_solver(MOONS_300, tuple(labels.tolist()), solver, ())
+    return len(player_figure(run, X2, labels).to_json()) / 1e6
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="clicks per data size")
+    args = parser.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+
+    from ui.widgets import SOLVERS
+
+    port = 8700
+    server = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+            browser = playwright.chromium.launch_persistent_context(
+                profile, executable_path="/usr/bin/chromium", args=FLAGS, headless=True,
+                viewport={"width": 1400, "height": 1000})
+            page = browser.new_page()
+            print("| n | click -> label shown (median s) |\n|---|---|")
+            for n in (200, 500):
+                print(f"| {n} | {click_latency(page, base, n, args.repeats):.3f} |")
+            print("\n| solver | Run -> first frame (s) | frames | payload (MB) | Play (fps) |")
+            print("|---|---|---|---|---|")
+            for solver in SOLVERS:
+                seconds = first_frame(page, base, solver)
+                fps = play_fps(page)
+                frames = page.evaluate(
+                    "() => document.querySelector('.js-plotly-plot')._transitionData"
+                    "._frames.length")
+                payload = payload_mb(solver)
+                print(f"| {solver} | {seconds:.2f} | {frames} | {payload:.2f} | "
+                      f"{fps:.1f} |")
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,502 @@
+"""Deterministic annealing for semi-supervised kernel machines (DA).
+
+Sindhwani, Keerthi & Chapelle, *Deterministic Annealing for Semi-supervised Kernel Machines*,
+ICML 2006 (``../shared/papers/003_b236491ce9866969.txt``). The unknown labels become
+probabilities ``p_j = P(y'_j = +1)``; for a temperature ``T`` the objective (4)
+
+``J_T(f, p) = lam/2 ||f||_K^2 + 1/l sum_i V(y_i f(x_i))
++ lam_u/u sum_j [p_j V(f(x'_j)) + (1 - p_j) V(-f(x'_j))]
++ T/u sum_j [p_j log p_j + (1 - p_j) log(1 - p_j)]``
+
+is minimized under the balance constraint (5), ``mean_j p_j = r``, by alternating an f-step
+(a weighted supervised problem) and a p-step (eq. (8)), while ``T`` is lowered (Table 1).
+
+Every loss writes as per-point weights on the two labels: point ``i`` contributes
+``c_plus[i] V(f_i) + c_minus[i] V(-f_i)``, with ``(c_plus, c_minus) = (1/l, 0)`` or ``(0, 1/l)``
+for a labeled point of class +1 or -1 and ``(lam_u p_j / u, lam_u (1 - p_j) / u)`` for an
+unlabeled one. The f-steps below all work on these weights.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+from scipy.special import entr, expit, log_expit, logit
+from sklearn import config_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.losses import DA_LOSSES, da_loss, da_loss_grad
+from s3vm_core.problem import check_dense_memory
+from s3vm_core.trace import SolverState
+
+#: Stopping tolerance of LIBSVM in the hinge f-step (KKT violation); scikit-learn's default
+#: 1e-3 leaves p visibly noisy at low T.
+_SVC_TOL = 1e-5
+#: Newton iterations of the squared-hinge f-step; it converges in a finite number of steps
+#: (Keerthi & DeCoste 2005) and, warm-started, usually in 1-3.
+_NEWTON_MAX_ITER = 50
+#: The balance (5) is enforced to this absolute tolerance on ``mean(p) - r``.
+_BALANCE_TOL = 1e-12
+
+
+# -- the objective (4) and its pieces: small pure functions --------------------------------------
+
+
+def label_weights(y, p, lam_u):
+    """Per-point weights ``(c_plus, c_minus)`` of ``V(f)`` and ``V(-f)`` in objective (4).
+
+    ``y`` holds signed labels (0 = unlabeled); ``p`` the probabilities of the unlabeled points
+    in the order they appear in ``y``.
+    """
+    labeled = y != 0
+    n_labeled, n_unlabeled = int(labeled.sum()), int((~labeled).sum())
+    c_plus = np.where(y > 0, 1.0 / max(n_labeled, 1), 0.0)
+    c_minus = np.where(y < 0, 1.0 / max(n_labeled, 1), 0.0)
+    if n_unlabeled:
+        c_plus[~labeled] = lam_u * p / n_unlabeled
+        c_minus[~labeled] = lam_u * (1.0 - p) / n_unlabeled
+    return c_plus, c_minus
+
+
+def total_entropy(p) -> float:
+    """``S(p) = -sum_j [p_j log p_j + (1 - p_j) log(1 - p_j)]`` in nats (0 log 0 = 0)."""
+    return float(np.sum(entr(p) + entr(1.0 - p)))
+
+
+def da_objective(alpha, intercept, p, K, y, T, lam, lam_u, loss):
+    """The DA objective ``J_T`` of eq. (4) with ``f = K alpha + intercept``.
+
+    ``y`` holds signed labels (0 = unlabeled) and ``p`` the probabilities of the unlabeled
+    points in their order in ``y``. (The paper's f has no intercept; the hinge f-step adds the
+    unregularized bias of LIBSVM.)
+    """
+    f = K @ alpha + intercept
+    c_plus, c_minus = label_weights(y, p, lam_u)
+    value = 0.5 * lam * alpha @ K @ alpha
+    value += c_plus @ da_loss(f, loss) + c_minus @ da_loss(-f, loss)
+    n_unlabeled = p.size
+    if n_unlabeled:
+        value -= T / n_unlabeled * total_entropy(p)
+    return float(value)
+
+
+def da_gradient(alpha, intercept, p, K, y, T, lam, lam_u, loss):
+    """Gradient of ``da_objective`` in ``(alpha, intercept, p)`` (a subgradient for the hinge).
+
+    Returns ``(grad_alpha, grad_intercept, grad_p)``; ``grad_p`` is the unconstrained partial
+    derivative ``lam_u/u (V(f_j) - V(-f_j)) + T/u logit(p_j)`` whose zero, shifted by the
+    multiplier ``nu/u`` of the balance constraint, gives eq. (8).
+    """
+    f = K @ alpha + intercept
+    c_plus, c_minus = label_weights(y, p, lam_u)
+    dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
+    grad_alpha = lam * (K @ alpha) + K @ dloss
+    unlabeled = y == 0
+    n_unlabeled = p.size
+    grad_p = np.zeros(n_unlabeled)
+    if n_unlabeled:
+        fu = f[unlabeled]
+        grad_p = (lam_u * (da_loss(fu, loss) - da_loss(-fu, loss)) + T * logit(p)) / n_unlabeled
+    return grad_alpha, float(dloss.sum()), grad_p
+
+
+# -- the p-step: eq. (8) with the multiplier nu of the balance constraint (5) ---------------------
+
+
+def solve_p(g, T, r, nu0=None):
+    """The p-step of §3.1: ``p_j = 1 / (1 + exp((g_j - nu) / T))`` with ``mean(p) = r``.
+
+    ``nu`` is the root of the monotone equation ``mean_j expit((nu - g_j) / T) = r``, found by
+    Newton-Raphson safeguarded by bisection (as in the paper) inside the bracket
+    ``[min g + T logit r, max g + T logit r]``, where the mean is below and above ``r``. The
+    starting point is ``nu0`` (the previous root) when it lies in the bracket. Whatever float
+    resolution leaves of the residual is then spread over the points in proportion to
+    ``p_j (1 - p_j)`` (the first-order effect of ``nu``), so the balance holds to 1e-12.
+
+    Returns ``(p, nu, logits)`` with ``logits = (nu - g) / T``.
+    """
+    g = np.asarray(g, dtype=float)
+    if g.size == 0:
+        return np.empty(0), 0.0, np.empty(0)
+    shift = T * float(logit(r))
+    lo, hi = float(g.min()) + shift, float(g.max()) + shift
+    nu = nu0 if nu0 is not None and lo < nu0 < hi else 0.5 * (lo + hi)
+
+    def residual(nu):
+        p = expit((nu - g) / T)
+        return float(p.mean() - r), float(np.mean(p * (1.0 - p))) / T
+
+    for _ in range(200):
+        res, slope = residual(nu)
+        if abs(res) <= 0.1 * _BALANCE_TOL:
+            break
+        if res > 0:
+            hi = nu
+        else:
+            lo = nu
+        step = nu - res / slope if slope > 0 else math.nan
+        nu = step if lo < step < hi else 0.5 * (lo + hi)
+        if hi - lo <= 4 * np.spacing(max(abs(lo), abs(hi))):
+            break
+    logits = (nu - g) / T
+    p = expit(logits)
+    weight = p * (1.0 - p)
+    excess = r * g.size - p.sum()
+    if weight.sum() > 0 and excess != 0.0:
+        p = np.clip(p + excess * weight / weight.sum(), 0.0, 1.0)
+    return p, float(nu), logits
+
+
+def kl_divergence(logits_p, logits_q) -> float:
+    """``KL(p, q) = sum_j [p_j log(p_j/q_j) + (1-p_j) log((1-p_j)/(1-q_j))]`` from the logits.
+
+    Working with logits keeps it finite when a probability underflows to exactly 0 or 1.
+    """
+    p = expit(logits_p)
+    kl = p * (log_expit(logits_p) - log_expit(logits_q))
+    kl += (1.0 - p) * (log_expit(-logits_p) - log_expit(-logits_q))
+    return float(max(kl.sum(), 0.0))
+
+
+# -- the f-steps for fixed p ---------------------------------------------------------------------
+
+
+def exact_line_search(alpha_K_d, d_K_d, lam, f, df, c_plus, c_minus):
+    """Exact minimizer ``delta >= 0`` of the squared-hinge objective along a direction.
+
+    ``phi(delta) = lam/2 (alpha + delta d)^T K (alpha + delta d)
+    + sum_e c_e/2 max(0, 1 - t_e (f_e + delta df_e))^2`` over the examples ``e`` (each point once
+    with ``t = +1``, weight ``c_plus``, and once with ``t = -1``, weight ``c_minus``).
+    ``phi'`` is piecewise linear and increasing, so we walk its breakpoints in order
+    (Keerthi & DeCoste 2005, §3).
+    """
+    t = np.r_[np.ones_like(f), -np.ones_like(f)]
+    c = np.r_[c_plus, c_minus]
+    m = 1.0 - t * np.r_[f, f]          # residual margins at delta = 0
+    s = t * np.r_[df, df]              # their rate of decrease
+    keep = c > 0
+    t, c, m, s = t[keep], c[keep], m[keep], s[keep]
+    active = m > 0
+    # phi'(delta) = a + b delta on the current piece
+    a = lam * alpha_K_d - np.sum(c[active] * s[active] * m[active])
+    b = lam * d_K_d + np.sum(c[active] * s[active] ** 2)
+    leaving = active & (s > 0)          # leave the active set at delta = m / s
+    entering = ~active & (s < 0)        # enter it at delta = m / s
+    events = np.flatnonzero(leaving | entering)
+    times = m[events] / s[events]
+    order = np.argsort(times)
+    for e, time in zip(events[order], times[order], strict=True):
+        if b > 0 and a + b * time >= 0:
+            break
+        sign = -1.0 if leaving[e] else 1.0
+        a += sign * (-c[e] * s[e] * m[e])
+        b += sign * c[e] * s[e] ** 2
+    if b <= 0:
+        return 0.0
+    return max(-a / b, 0.0)
+
+
+def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=_NEWTON_MAX_ITER):
+    """The f-step for the quadratic hinge: primal finite Newton with exact line search (§3.1).
+
+    At each step the examples inside the margin (index sets ``i_0 .. i_3`` of the paper) give a
+    local squared-loss problem ``J^(k)``; its minimizer solves
+    ``(lam I + W K_AA) alpha_A = c_plus - c_minus`` on the active points ``A`` (``W`` the active
+    weights), solved in the symmetric form ``(lam I + S K_AA S) beta = b / s``,
+    ``alpha_A = s beta``, ``s = sqrt(w)`` by Cholesky. The step to it is scaled by an exact line
+    search. Warm-started from ``alpha``. Returns ``(alpha, n_steps)``.
+    """
+    f = K @ alpha
+    previous = None
+    for step in range(1, max_iter + 1):
+        act_plus = (f < 1.0) & (c_plus > 0)
+        act_minus = (f > -1.0) & (c_minus > 0)
+        w = c_plus * act_plus + c_minus * act_minus
+        A = w > 0
+        signature = (act_plus.tobytes(), act_minus.tobytes())
+        if signature == previous:
+            return alpha, step - 1
+        rhs = c_plus * act_plus - c_minus * act_minus
+        target = np.zeros_like(alpha)
+        if A.any():
+            s = np.sqrt(w[A])
+            M = lam * np.eye(s.size) + s[:, None] * K[np.ix_(A, A)] * s[None, :]
+            beta = scipy.linalg.cho_solve(scipy.linalg.cho_factor(M), rhs[A] / s)
+            target[A] = s * beta
+        d = target - alpha
+        Kd = K @ d
+        d_K_d = float(d @ Kd)
+        if np.max(np.abs(Kd)) <= 1e-12 * max(1.0, np.max(np.abs(f))):
+            return alpha, step  # already at the local problem's minimizer
+        delta = exact_line_search(float(alpha @ Kd), d_K_d, lam, f, Kd, c_plus, c_minus)
+        alpha = alpha + delta * d
+        f = f + delta * Kd
+        # With a full step the local problem's minimizer is the true one once the active set
+        # stops changing (finite convergence).
+        previous = signature if delta >= 1.0 - 1e-9 else None
+    warnings.warn(
+        f"The squared-hinge Newton f-step did not converge in {max_iter} steps.",
+        ConvergenceWarning, stacklevel=3,
+    )
+    return alpha, max_iter
+
+
+def weighted_svm(K, lam, c_plus, c_minus):
+    """The f-step for the hinge: a weighted SVM on copies of the points (§3.1, DA(l1)).
+
+    Each point appears with label +1 and weight ``c_plus`` and with label -1 and weight
+    ``c_minus`` (copies of zero weight are left out; an unlabeled point appears twice).
+    Dividing (4) by ``lam`` gives LIBSVM's ``1/2 ||f||^2 + sum_e C_e xi_e`` with
+    ``C_e = c_e / lam``. LIBSVM adds an unregularized bias. Returns ``(alpha, intercept)``.
+    """
+    n = K.shape[0]
+    points = np.r_[np.arange(n), np.arange(n)]
+    labels = np.r_[np.ones(n), -np.ones(n)]
+    weights = np.r_[c_plus, c_minus] / lam
+    keep = weights > 0
+    points, labels, weights = points[keep], labels[keep], weights[keep]
+    svm = SVC(C=1.0, kernel="precomputed", tol=_SVC_TOL)
+    # the inputs are ours and already checked: skip scikit-learn's per-call validation
+    with config_context(assume_finite=True, skip_parameter_validation=True):
+        svm.fit(K[np.ix_(points, points)], labels, sample_weight=weights)
+    alpha = np.bincount(points[svm.support_], weights=svm.dual_coef_[0], minlength=n)
+    return alpha, float(svm.intercept_[0])
+
+
+# -- the estimator -------------------------------------------------------------------------------
+
+
+class DeterministicAnnealingS3VM(S3VMClassifier):
+    """Semi-supervised kernel machine by deterministic annealing (DA; Sindhwani et al. 2006).
+
+    Minimizes ``J_T(f, p)`` of eq. (4) under the balance constraint (5) for a decreasing
+    sequence of temperatures, following Table 1: ``p = (r, ..., r)``, ``T = T0``; for each T,
+    alternate the f-step (minimize (4) over ``f`` for fixed ``p``) and the p-step (eq. (8)) until
+    ``KL(p, q) < eps`` between consecutive ``p``; then ``T <- T / R``, until the entropy
+    ``S(p) < eps``. As the paper prescribes (§3, "we monitor the value of the objective
+    function"), the returned model is the state of the path with the lowest objective; the
+    objective compared across temperatures is the expected cost ``E_p J(f, y')`` (eq. (4)
+    without its entropy term, which is eq. (1) once p is hard).
+
+    ``f(x) = sum_i alpha_i k(x, x_i)`` over all training points (eq. (6)).
+
+    Parameters
+    ----------
+    lam : float, default=1e-3
+        ``lambda``, weight of ``||f||_K^2`` in (4); §4 searches ``{1e-4, 1e-3, 1e-2, 1e-1}``.
+    lam_u : float, default=1.0
+        ``lambda'``, weight of the unlabeled loss; §4 fixes ``lambda' = 1``.
+    loss : {"hinge", "squared_hinge", "squared"}, default="hinge"
+        ``V`` of §3.1: ``max(0, 1-t)`` (DA(l1), the paper's best on Table 2),
+        ``max(0, 1-t)^2/2`` (DA(l2)), or ``(1-t)^2/2`` (DA(sqr), regularized least squares).
+        f-steps: hinge, a weighted SVM solved by LIBSVM (scikit-learn's ``SVC``, precomputed
+        kernel, ``sample_weight``), unlabeled points appearing twice; squared hinge, primal
+        finite Newton with exact line search (Keerthi & DeCoste 2005), warm-started;
+        squared, the closed form (7) ``alpha = (G + lam C)^{-1} Y`` with ``G + lam C``
+        Cholesky-factorized once per fit.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    sigma : float or None, default=None
+        RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``; ``None`` takes the median
+        pairwise distance (LDS paper §2.3.2, c = 2); §4 searches multiples 1/8 ... 8 of a
+        default.
+    degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
+    r : float in (0, 1) or None, default=None
+        Fraction of unlabeled points of the positive class ``classes_[1]`` in constraint (5);
+        ``None`` estimates it from the labeled points ("It may also be estimated from the
+        labeled examples", §3).
+    T0 : float, default=10
+        Initial temperature (Table 1).
+    R : float > 1, default=1.5
+        Annealing rate, ``T <- T / R`` (Table 1).
+    eps : float, default=1e-6
+        Threshold of both loops of Table 1: KL divergence between consecutive p (inner) and
+        entropy of p (outer). Entropy and KL are totals over the unlabeled points, in nats.
+        When ``r u`` is not an integer the balance forces one point to keep a fractional
+        probability, so the outer loop stops when ``S(p)`` is within ``eps`` of that point's
+        least entropy ``h(frac(r u))`` (``h`` the binary entropy).
+    max_iter : int, default=100
+        Safeguard (not in the paper): alternations per temperature.
+    max_stages : int, default=60
+        Safeguard (not in the paper): number of temperatures (``T0 / R^60 ~ 3e-10``).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_samples,)
+        ``alpha`` of eq. (6), ``features(X) = k(X, X_train)``.
+    intercept_ : float
+        0 for the squared and squared-hinge losses (the paper's f has no bias); LIBSVM's
+        unregularized bias for the hinge.
+    p_ : ndarray of shape (n_samples,)
+        Probability of the positive class at the returned state, in the caller's order;
+        labeled points hold their label as 0 or 1.
+    r_, sigma_, T_ (temperature of the returned state), nu_, objective_ (``J_T`` there),
+    classes_, transduction_, n_iter_.
+
+    Trace: stage ``"T"`` (``stage_value`` = T). "init" has ``f = 0`` and ``p = r``; each
+    alternation (f-step then p-step) is an "iter" state, the one that meets ``KL < eps`` is the
+    "stage_end" of its temperature; "final" repeats the state of lowest expected cost.
+    ``objective`` is ``J_T`` (4), ``grad_norm`` the norm of its gradient in ``alpha`` at the new
+    p. ``extras``: ``"p"`` (as ``p_``), ``"entropy"`` ``S(p)``, ``"kl"`` ``KL(p, q)``, ``"nu"``
+    (multiplier of (5)), ``"expected_cost"`` ``E_p J(f, y')``.
+    """
+
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "lam": [Interval(Real, 0, None, closed="neither")],
+        "lam_u": [Interval(Real, 0, None, closed="neither")],
+        "loss": [StrOptions(set(DA_LOSSES))],
+        "r": [Interval(Real, 0, 1, closed="neither"), None],
+        "T0": [Interval(Real, 0, None, closed="neither")],
+        "R": [Interval(Real, 1, None, closed="neither")],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_stages": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, lam=1e-3, lam_u=1.0, loss="hinge", kernel="rbf", sigma=None, degree=3,
+                 coef0=1.0, r=None, T0=10.0, R=1.5, eps=1e-6, max_iter=100, max_stages=60):
+        self.lam = lam
+        self.lam_u = lam_u
+        self.loss = loss
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.r = r
+        self.T0 = T0
+        self.R = R
+        self.eps = eps
+        self.max_iter = max_iter
+        self.max_stages = max_stages
+
+    # -- skeleton hooks ----------------------------------------------------------------------
+
+    def _setup(self, problem):
+        X, y = problem.X, problem.y
+        if self.r is None:
+            self.r_ = float(np.mean(y[problem.labeled] > 0))
+        else:
+            self.r_ = float(self.r)
+        n, n_unlabeled = y.size, problem.n_unlabeled
+        if self.loss == "hinge":
+            # the weighted SVM sees every unlabeled point twice
+            check_dense_memory(n + n_unlabeled, n + n_unlabeled, "doubled kernel matrix")
+        self._fit_kernel(X)
+        self._K = self._kernel(X)
+        if self.loss == "squared":
+            # eq. (7): G + lam C with C = diag(l on labeled, u / lam_u on unlabeled), once per fit
+            c = np.where(problem.labeled, problem.n_labeled, n_unlabeled / self.lam_u)
+            self._rls_factor = scipy.linalg.cho_factor(self._K + self.lam * np.diag(c))
+
+    def _features(self, X):
+        return self._kernel(X)
+
+    def _iterate(self, problem):
+        state = self._init(problem)
+        yield self._record(state, problem, "init")
+        best = None
+        for stage in range(self.max_stages):
+            T = self.T0 / self.R**stage
+            for iteration in range(self.max_iter):
+                state = self._step(state, problem, T)
+                converged = state["kl"] < self.eps
+                event = "stage_end" if converged or iteration == self.max_iter - 1 else "iter"
+                recorded = self._record(state, problem, event, stage, T, iteration)
+                if best is None or recorded.extras["expected_cost"] <= (
+                    best.extras["expected_cost"]
+                ):
+                    best = recorded
+                yield recorded
+                if converged:
+                    break
+            else:
+                warnings.warn(
+                    f"At T = {T:.3g} the alternation of f- and p-steps did not reach "
+                    f"KL < eps = {self.eps:g} in max_iter = {self.max_iter} iterations; "
+                    "moving on to the next temperature. Increase max_iter or eps.",
+                    ConvergenceWarning, stacklevel=2,
+                )
+            if self._terminate(state, problem):
+                break
+        else:
+            warnings.warn(
+                f"The entropy of p is still {state['entropy']:.3g} > eps after max_stages = "
+                f"{self.max_stages} temperatures; returning the best state found. Increase "
+                "max_stages or eps.",
+                ConvergenceWarning, stacklevel=2,
+            )
+        self.p_ = np.array(best.extras["p"])
+        self.T_ = best.stage_value
+        self.nu_ = best.extras["nu"]
+        yield SolverState(
+            stage="T", stage_index=best.stage_index, stage_value=best.stage_value,
+            iteration=best.iteration, event="final", coef=best.coef,
+            intercept=best.intercept, objective=best.objective, grad_norm=best.grad_norm,
+            train_decision=best.train_decision, extras=best.extras,
+        )
+
+    # -- Table 1 as small steps on a state dictionary -----------------------------------------
+
+    def _init(self, problem):
+        """Table 1, "Initialize": ``p = (r, ..., r)``, ``f = 0``."""
+        n_unlabeled = problem.n_unlabeled
+        p = np.full(n_unlabeled, self.r_)
+        logits = np.full(n_unlabeled, float(logit(self.r_)))
+        return {"alpha": np.zeros(problem.y.size), "intercept": 0.0, "p": p, "logits": logits,
+                "nu": 0.0, "kl": 0.0, "T": self.T0, "entropy": total_entropy(p)}
+
+    def _step(self, state, problem, T):
+        """One alternation of Table 1: the f-step for fixed p, then ``q = p`` and eq. (8)."""
+        alpha, intercept = self._f_step(state["alpha"], state["p"], problem)
+        f = self._K @ alpha + intercept
+        fu = f[problem.unlabeled]
+        g = self.lam_u * (da_loss(fu, self.loss) - da_loss(-fu, self.loss))
+        p, nu, logits = solve_p(g, T, self.r_, nu0=state["nu"])
+        return {"alpha": alpha, "intercept": intercept, "p": p, "logits": logits, "nu": nu,
+                "kl": kl_divergence(logits, state["logits"]), "T": T,
+                "entropy": total_entropy(p)}
+
+    def _terminate(self, state, problem):
+        """Table 1, outer loop: stop once ``S(p) < eps`` (up to the forced fractional point)."""
+        fraction = self.r_ * problem.n_unlabeled % 1.0
+        floor = float(entr(fraction) + entr(1.0 - fraction))
+        return state["entropy"] < self.eps + floor
+
+    def _f_step(self, alpha, p, problem):
+        c_plus, c_minus = label_weights(problem.y, p, self.lam_u)
+        if self.loss == "squared":
+            Y = np.where(problem.labeled, problem.y, 2.0 * self._p_full(p, problem) - 1.0)
+            return scipy.linalg.cho_solve(self._rls_factor, Y), 0.0
+        if self.loss == "squared_hinge":
+            alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
+            return alpha, 0.0
+        return weighted_svm(self._K, self.lam, c_plus, c_minus)
+
+    def _p_full(self, p, problem):
+        out = (problem.y > 0).astype(float)
+        out[problem.unlabeled] = p
+        return out
+
+    def _record(self, state, problem, event, stage=0, T=None, iteration=0):
+        T = self.T0 if T is None else T
+        alpha, intercept, p = state["alpha"], state["intercept"], state["p"]
+        args = (alpha, intercept, p, self._K, problem.y, T, self.lam, self.lam_u, self.loss)
+        objective = da_objective(*args)
+        grad_alpha, _, _ = da_gradient(*args)
+        n_unlabeled = max(p.size, 1)
+        return SolverState(
+            stage="T", stage_index=stage, stage_value=T, iteration=iteration, event=event,
+            coef=alpha, intercept=intercept, objective=objective,
+            grad_norm=float(np.linalg.norm(grad_alpha)),
+            train_decision=self._K @ alpha + intercept,
+            extras={"p": self._p_full(p, problem), "entropy": state["entropy"],
+                    "kl": state["kl"], "nu": state["nu"],
+                    "expected_cost": objective + T / n_unlabeled * state["entropy"]},
+        )
