@@ -98,6 +98,13 @@ def _colored_points(X2, labels, decisions) -> go.Scatter:
     return trace
 
 
+def _spans_decades(values: np.ndarray) -> bool:
+    """Whether a positive series covers two decades or more (then a log axis reads better).
+    Zeros, such as the final gamma = 0 of cS3VM, are left off a log axis by plotly."""
+    positive = values[np.isfinite(values) & (values > 0)]
+    return positive.size > 1 and positive.max() >= 100 * positive.min()
+
+
 def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
                   baseline_decisions: np.ndarray | None = None) -> go.Figure:
     """The Watch page's film: decision function, points, and linked objective / stage charts.
@@ -135,17 +142,19 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
     moving = list(range(len(initial)))
     fig.add_trace(go.Scatter(x=steps, y=[s.objective for s in states], mode="lines",
                              line={"color": "#555555"}, showlegend=False), row=1, col=2)
+    objectives = np.array([s.objective for s in states])
     stage_values = np.array([s.stage_value for s in states])
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
                              showlegend=False), row=2, col=2)
+    for values, row in ((objectives, 1), (stage_values, 2)):
+        if _spans_decades(values):
+            fig.update_yaxes(type="log", row=row, col=2)
     if baseline_decisions is not None and on_grid:
         fig.add_trace(go.Contour(
             x=run.grid_x, y=run.grid_y, z=np.round(baseline_decisions, 3),
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
             name="supervised SVM", hoverinfo="skip"), row=1, col=1)
-    if np.all(np.isfinite(stage_values)) and np.all(stage_values > 0) and np.ptp(stage_values):
-        fig.update_yaxes(type="log", row=2, col=2)
 
     fig.frames = [
         go.Frame(data=frame_traces(k), traces=moving, name=str(k),
@@ -166,7 +175,7 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
             "yanchor": "top", "showactive": False,
             "buttons": [
                 {"label": "▶ Play", "method": "animate",
-                 "args": [None, {"frame": {"duration": 100, "redraw": True},
+                 "args": [None, {"frame": {"duration": 80, "redraw": True},
                                  "fromcurrent": True, "transition": {"duration": 0}}]},
                 {"label": "❚❚ Pause", "method": "animate",
                  "args": [[None], {"mode": "immediate", "frame": {"duration": 0,
@@ -174,10 +183,369 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
             ],
         }],
         sliders=[{"active": frame, "steps": slider_steps, "x": 0.18, "len": 0.8, "y": -0.02,
-                  "currentvalue": {"prefix": "step "}, "pad": {"t": 0}}],
+                  "currentvalue": {"visible": False}, "pad": {"t": 0}}],
     )
     fig.update_xaxes(showgrid=False, zeroline=False, row=1, col=1)
     fig.update_yaxes(showgrid=False, zeroline=False, row=1, col=1)
     _square_axes(fig, row=1, col=1)
     fig.update_xaxes(title_text="step", row=2, col=2)
+    return fig
+
+
+# -- teaching pages (issue 9): continuation, annealing, early stopping, comparison -----------
+
+from plotly.colors import sample_colorscale  # noqa: E402
+
+TEACHING_HEIGHT = 420
+
+
+def _sequence_colors(n: int) -> list[str]:
+    """``n`` colours from dark (first = most smoothing / hottest) to light, colour-blind safe."""
+    return sample_colorscale("Viridis", np.linspace(0.0, 0.9, n).tolist()) if n > 1 else [
+        "#440154"]
+
+
+def landscape_figure(ts: np.ndarray, curves, gamma0: float, gamma_end: float) -> go.Figure:
+    """The smoothed objective ``L_γ`` along a 1-D slice, one curve per γ (cS3VM Figure 2).
+
+    ``curves`` is a list of ``(gamma, values)``; ``gamma = 0`` is the unsmoothed objective (2),
+    drawn in black. Each curve is shifted to its own minimum (the constant ``γ p / 2`` of (6)
+    would otherwise separate them) and its minimum along the slice is a star.
+    """
+    fig = go.Figure()
+    smoothed = [(g, v) for g, v in curves if g > 0]
+    colors = _sequence_colors(len(smoothed))
+    stars_x, stars_y = [], []
+    for gamma, values in curves:
+        values = np.asarray(values, dtype=float)
+        shifted = values - values.min()
+        if gamma == 0:
+            name, color, width = "γ = 0 (objective (2))", "black", 3
+        else:
+            k = [g for g, _ in smoothed].index(gamma)
+            tag = "γ0" if k == 0 else "γ_end" if k == len(smoothed) - 1 else f"γ{k}"
+            name, color, width = f"{tag} = {gamma:.3g}", colors[k], 2
+        fig.add_trace(go.Scatter(x=ts, y=shifted, mode="lines", name=name,
+                                 line={"color": color, "width": width},
+                                 hovertemplate=f"{name}<br>t = %{{x:.2f}}<br>"
+                                               "L − min = %{y:.4g}<extra></extra>"))
+        best = int(np.argmin(values))
+        stars_x.append(ts[best])
+        stars_y.append(0.0)
+    fig.add_trace(go.Scatter(x=stars_x, y=stars_y, mode="markers", name="minimum along slice",
+                             marker={"symbol": "star", "size": 13, "color": "#D55E00",
+                                     "line": {"color": "black", "width": 1}}))
+    fig.update_layout(
+        height=TEACHING_HEIGHT, plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        title=f"L_γ along the slice (γ0 = {gamma0:.3g}, γ_end = {gamma_end:.3g})",
+        legend={"font": {"size": 11}},
+    )
+    fig.update_xaxes(title_text="t (position along the slice)", zeroline=True,
+                     zerolinecolor="#cccccc", showgrid=False)
+    fig.update_yaxes(title_text="L_γ(w + t d) − its minimum", showgrid=True,
+                     gridcolor="#eeeeee")
+    return fig
+
+
+def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, grid_x=None,
+                              grid_y=None, n_cols: int = 4) -> go.Figure:
+    """Small multiples of a decision function: one panel per ``(title, grid, points)``.
+
+    ``grid`` is the decision on the ``grid_x × grid_y`` display grid (or ``None`` for data
+    with more than two dimensions), ``points`` the decision on the training points; each panel
+    draws f as a heatmap with the line f = 0 and the points coloured by predicted class.
+    """
+    n = len(panels)
+    n_cols = max(1, min(n_cols, n))
+    n_rows = math.ceil(n / n_cols)
+    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[p[0] for p in panels],
+                        horizontal_spacing=0.02, vertical_spacing=0.08)
+    for k, (_, grid, points) in enumerate(panels):
+        row, col = k // n_cols + 1, k % n_cols + 1
+        if grid is not None and grid_x is not None:
+            fig.add_trace(go.Contour(
+                x=grid_x, y=grid_y, z=np.round(np.asarray(grid, dtype=float), 3),
+                colorscale=DECISION_SCALE, zmin=-DECISION_RANGE, zmax=DECISION_RANGE,
+                contours={"coloring": "heatmap", "start": 0, "end": 0, "size": 1},
+                line={"width": 2, "color": "black"}, opacity=0.75, showscale=False,
+                hoverinfo="skip", name="f"), row=row, col=col)
+        predicted = (np.asarray(points) > 0).astype(int)
+        trace = _points_trace(X2, labels, predicted)
+        trace.marker.size = [s * 0.6 for s in trace.marker.size]
+        fig.add_trace(trace, row=row, col=col)
+        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
+        fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col,
+                         scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
+    fig.update_layout(height=230 * n_rows + 40, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
+    return fig
+
+
+def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="γ"):
+    """Smoothed objective (what the solver minimizes) and the unsmoothed one along the path.
+
+    ``stage_ends`` is a list of ``(step, value)``: a dotted vertical line where each stage
+    ends. Both objectives are positive, so the y axis is logarithmic.
+    """
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=steps, y=smoothed, mode="lines", name="L_γ (minimized)",
+                             line={"color": "#009E73", "width": 2}))
+    fig.add_trace(go.Scatter(x=steps, y=unsmoothed, mode="lines", name="objective (2), γ = 0",
+                             line={"color": "black", "width": 2, "dash": "dash"}))
+    for step, _ in stage_ends:
+        fig.add_vline(x=step, line={"color": "#bbbbbb", "width": 1, "dash": "dot"})
+    positive = np.concatenate([np.asarray(smoothed, float), np.asarray(unsmoothed, float)])
+    fig.update_layout(height=TEACHING_HEIGHT - 60, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "y": 1.12})
+    fig.update_xaxes(title_text=f"step (dotted: end of a {stage_label} stage)", showgrid=False)
+    fig.update_yaxes(title_text="objective", showgrid=True, gridcolor="#eeeeee",
+                     type="log" if np.all(positive > 0) else "linear")
+    return fig
+
+
+DA_LOSS_TITLES = {"hinge": "hinge  max(0, 1 − t)", "squared_hinge": "squared hinge",
+                  "squared": "squared  (1 − t)²/2"}
+
+
+def effective_loss_figure(temperatures, current_T: float | None = None,
+                          t: np.ndarray | None = None) -> go.Figure:
+    """The DA effective loss ``V'_T(f)`` of an unlabeled point for each loss (DA Figure 2).
+
+    One panel per loss of ``s3vm_core.losses.DA_LOSSES``, one curve per temperature (dark =
+    hot), and ``current_T`` (if given) as a thick black curve; T = 0 is the hard effective
+    loss ``min(V(f), V(−f))`` of eq. (1). Each curve is shifted to minimum 0: the entropy term
+    lowers ``V'_T`` by up to ``T log 2``, which would stack the hot curves far below the
+    others and hide their shapes.
+    """
+    from s3vm_core.losses import DA_LOSSES
+    from s3vm_core.losses import da_effective_loss as _loss
+
+    def da_effective_loss(t, T, loss):
+        values = _loss(t, T, loss)
+        return values - values.min()
+
+    t = np.linspace(-2.5, 2.5, 201) if t is None else np.asarray(t, dtype=float)
+    temperatures = sorted({float(T) for T in temperatures}, reverse=True)
+    colors = _sequence_colors(len(temperatures))
+    fig = make_subplots(rows=1, cols=len(DA_LOSSES), horizontal_spacing=0.06,
+                        subplot_titles=[DA_LOSS_TITLES.get(name, name) for name in DA_LOSSES])
+    for col, loss in enumerate(DA_LOSSES, start=1):
+        for color, T in zip(colors, temperatures, strict=True):
+            fig.add_trace(go.Scatter(
+                x=t, y=da_effective_loss(t, T, loss), mode="lines", name=f"T = {T:.3g}",
+                legendgroup=f"T = {T:.3g}", showlegend=col == 1,
+                line={"color": color, "width": 1.5},
+                hovertemplate=f"T = {T:.3g}<br>f = %{{x:.2f}}<br>V'_T = %{{y:.3f}}<extra></extra>",
+            ), row=1, col=col)
+        if current_T is not None:
+            fig.add_trace(go.Scatter(
+                x=t, y=da_effective_loss(t, current_T, loss), mode="lines",
+                name=f"current T = {current_T:.3g}", legendgroup="current",
+                showlegend=col == 1, line={"color": "black", "width": 4},
+            ), row=1, col=col)
+        fig.update_xaxes(title_text="f(x') of an unlabeled point", showgrid=False, row=1,
+                         col=col)
+    fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(title_text="V'_T(f) − its minimum", row=1, col=1)
+    fig.update_layout(height=TEACHING_HEIGHT - 40, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+P_SCALE = [[0.0, CLASS_COLORS[0]], [0.5, "#F0E442"], [1.0, CLASS_COLORS[1]]]
+
+
+def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,
+                       title: str = "") -> go.Figure:
+    """Points coloured by the DA soft label ``p = P(class 1)``: vermillion 0, yellow ½, blue 1.
+
+    Labeled points keep their shapes (diamond / square) and a black outline.
+    """
+    trace = _points_trace(X2, labels)
+    trace.marker.update(color=np.round(np.asarray(p, dtype=float), 3), colorscale=P_SCALE,
+                        cmin=0.0, cmax=1.0, showscale=True,
+                        colorbar={"title": "p", "tickvals": [0, 0.5, 1], "len": 0.8})
+    trace.marker.size = [max(s, 9) for s in trace.marker.size]
+    trace.hovertemplate = "point %{customdata}<br>p = %{marker.color:.3f}<extra></extra>"
+    fig = go.Figure(trace)
+    fig.update_layout(title=title, height=TEACHING_HEIGHT, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    fig.update_xaxes(showgrid=False, zeroline=False)
+    fig.update_yaxes(showgrid=False, zeroline=False)
+    _square_axes(fig)
+    return fig
+
+
+def annealing_curves_figure(T, entropy, objective, current_T: float | None = None):
+    """Entropy ``S(p)`` and objective ``J_T`` at the end of each temperature, against T.
+
+    The T axis is logarithmic and reversed, so annealing (T decreasing) reads left to right;
+    a dotted vertical line marks ``current_T``.
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("entropy S(p) (nats)", "objective J_T (4)"))
+    for col, (values, color) in enumerate(((entropy, "#CC79A7"), (objective, "#009E73")),
+                                          start=1):
+        fig.add_trace(go.Scatter(x=T, y=values, mode="lines+markers", showlegend=False,
+                                 line={"color": color}, marker={"size": 6}), row=1, col=col)
+        if current_T is not None:
+            fig.add_vline(x=math.log10(current_T), line={"color": "black", "dash": "dot"},
+                          row=1, col=col)
+        fig.update_xaxes(type="log", autorange="reversed", title_text="T (annealing →)",
+                         showgrid=False, row=1, col=col)
+    fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
+    fig.update_layout(height=TEACHING_HEIGHT - 80, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+CRITERION_COLORS = {
+    "grad_norm": "#0072B2", "grad_norm_preconditioned": "#56B4E9", "mixed_product": "#009E73",
+    "objective": "#E69F00", "stability": "#CC79A7", "validation": "#D55E00",
+    "mixed": "#000000", "objective_normalized": "#999999",
+}
+CRITERION_TITLES = {
+    "grad_norm": "‖∇‖", "grad_norm_preconditioned": "‖∇̂‖ (preconditioned)",
+    "mixed_product": "√(∇̂ᵀ∇) (mixed product)", "objective": "relative objective decrease",
+    "stability": "stability check τ (Alg. 2)", "validation": "validation error (Alg. 3)",
+    "mixed": "mixed check (§4.1)", "objective_normalized": "obj / obj₀ (Figure 4)",
+}
+CLASSICAL = ("grad_norm", "grad_norm_preconditioned", "mixed_product", "objective")
+
+
+def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
+                    unlabeled_error=None) -> go.Figure:
+    """PCG's goal conditions against the iteration (LapSVM Figure 4, and §4.1's checks).
+
+    Left: the classical criteria normalized by their value at t = 0 (log scale): a curve per
+    entry of ``classical`` (name -> values). Right: the data-based checks (``checks``, name ->
+    values: stability τ, validation error) and, if given, the unlabeled error against the
+    truth. ``stops`` maps every criterion to the first iteration where it says "stop" (or
+    ``None``): one vertical marker trace named ``"stop: <criterion>"`` per criterion that
+    fires, in the panel of its criterion.
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, subplot_titles=(
+        "classical criteria, normalized by t = 0", "checks on the classifier's decisions"))
+    iterations = np.asarray(iterations)
+    for name, values in classical.items():
+        fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
+                                 mode="lines", name=CRITERION_TITLES.get(name, name),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                      row=1, col=1)
+    for name, values in checks.items():
+        fig.add_trace(go.Scatter(x=iterations, y=values, mode="lines",
+                                 name=CRITERION_TITLES.get(name, name),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                      row=1, col=2)
+    if unlabeled_error is not None:
+        fig.add_trace(go.Scatter(x=iterations, y=unlabeled_error, mode="lines",
+                                 name="unlabeled error (true labels)",
+                                 line={"color": "#999999", "dash": "dash"}), row=1, col=2)
+    left = [np.asarray(v, float) for v in classical.values()]
+    low = max(min((np.nanmin(np.maximum(v, 1e-16)) for v in left), default=1e-8), 1e-16)
+    high = max((np.nanmax(v) for v in left), default=1.0)
+    for name, at in stops.items():
+        if at is None:
+            continue
+        col = 1 if name in CLASSICAL else 2
+        y_range = [low, high] if col == 1 else [0.0, 1.0]
+        fig.add_trace(go.Scatter(
+            x=[at, at], y=y_range, mode="lines", name=f"stop: {CRITERION_TITLES.get(name, name)}",
+            line={"color": CRITERION_COLORS.get(name, "#555555"), "width": 2, "dash": "dot"},
+            hovertemplate=f"{name} stops at iteration {at}<extra></extra>",
+        ), row=1, col=col)
+    fig.update_yaxes(type="log", row=1, col=1, showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2, showgrid=True, gridcolor="#eeeeee")
+    fig.update_xaxes(title_text="PCG iteration", showgrid=False)
+    fig.update_layout(height=TEACHING_HEIGHT + 40, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def _solver_colors(names) -> dict:
+    palette = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
+               "#CC79A7", "#999999", "#882255")
+    return {name: palette[i % len(palette)] for i, name in enumerate(names)}
+
+
+def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
+    """Unlabeled error per solver over the label draws: one box (with its points) per solver,
+    and the supervised baseline's mean error as a dashed horizontal line."""
+    titles = titles or {}
+    names = list(dict.fromkeys(r["solver"] for r in rows))
+    colors = _solver_colors(names)
+    fig = go.Figure()
+    for name in names:
+        errors = [100 * r["unlabeled_error"] for r in rows
+                  if r["solver"] == name and not r["error"]]
+        fig.add_trace(go.Box(y=errors, name=titles.get(name, name), boxpoints="all",
+                             jitter=0.4, pointpos=0, marker={"color": colors[name], "size": 6},
+                             line={"color": colors[name]}, showlegend=False))
+    baseline = [100 * r["unlabeled_error"] for r in rows
+                if r["solver"] == "SVMBaseline" and not r["error"]]
+    if baseline:
+        fig.add_hline(y=float(np.mean(baseline)), line={"color": "black", "dash": "dash"},
+                      annotation_text="supervised SVM (mean)", annotation_position="top left")
+    fig.update_layout(height=TEACHING_HEIGHT, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    fig.update_yaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True,
+                     gridcolor="#eeeeee")
+    return fig
+
+
+def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) -> go.Figure:
+    """Objective against unlabeled error, one small panel per solver (cS3VM Figure 3).
+
+    Each dot is one label draw; a filled circle is a success (every unlabeled point right), an
+    open one a failure. Objectives of different solvers are different functions, so each
+    panel has its own x axis. The baseline (no objective over unlabeled points) is left out.
+    """
+    titles = titles or {}
+    names = [n for n in dict.fromkeys(r["solver"] for r in rows) if n != "SVMBaseline"]
+    names = [n for n in names if any(np.isfinite(r["objective"]) for r in rows
+                                     if r["solver"] == n)]
+    colors = _solver_colors(["SVMBaseline", *names])
+    n_cols = max(1, min(n_cols, len(names)))
+    n_rows = max(1, math.ceil(len(names) / n_cols))
+    fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,
+                        vertical_spacing=0.18,
+                        subplot_titles=[titles.get(n, n) for n in names] or [""])
+    for k, name in enumerate(names):
+        mine = [r for r in rows if r["solver"] == name and not r["error"]]
+        fig.add_trace(go.Scatter(
+            x=[r["objective"] for r in mine], y=[100 * r["unlabeled_error"] for r in mine],
+            mode="markers", name=titles.get(name, name), showlegend=False,
+            marker={"color": colors[name], "size": 9,
+                    "symbol": ["circle" if r["success"] else "circle-open" for r in mine],
+                    "line": {"color": colors[name], "width": 2}},
+            customdata=[r["draw"] for r in mine],
+            hovertemplate="draw %{customdata}<br>objective %{x:.4g}<br>error %{y:.1f} %"
+                          "<extra></extra>",
+        ), row=k // n_cols + 1, col=k % n_cols + 1)
+    fig.update_xaxes(title_text="objective", showgrid=False, nticks=4)
+    fig.update_yaxes(rangemode="tozero", showgrid=True, gridcolor="#eeeeee")
+    for row in range(1, n_rows + 1):
+        fig.update_yaxes(title_text="error (%)", row=row, col=1)
+    fig.update_layout(height=250 * n_rows + 40, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
+    """Median fit time per solver (log scale): one horizontal bar per solver."""
+    titles = titles or {}
+    colors = _solver_colors([s["solver"] for s in summary])
+    fig = go.Figure(go.Bar(
+        y=[titles.get(s["solver"], s["solver"]) for s in summary],
+        x=[s["median_seconds"] for s in summary], orientation="h",
+        marker={"color": [colors[s["solver"]] for s in summary]},
+        hovertemplate="%{y}: %{x:.3g} s<extra></extra>",
+    ))
+    fig.update_xaxes(type="log", title_text="median fit time (s)", showgrid=True,
+                     gridcolor="#eeeeee")
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(height=60 + 32 * len(summary), plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
     return fig

@@ -179,3 +179,43 @@ def load_scenario(text: str) -> None:
         for key, value in (data.get("params") or {}).items():
             if isinstance(value, int | float | str | bool):
                 state[solver_param_key(solver, str(key))] = value
+
+
+# -- teaching pages (issue 9) --------------------------------------------------------------
+CONT_C = "cont_C"                  # Continuation page: C (= C*) of cS3VM
+CONT_DIRECTION = "cont_direction"  # Continuation page: direction of the 1-D slice
+CONT_SPAN = "cont_span"            # Continuation page: half-width of the slice (in ‖w‖ units)
+DA_LOSS = "da_loss"                # Annealing page: the loss V of the run
+DA_LAM = "da_lam"                  # Annealing page: lambda of eq. (4)
+DA_T_INDEX = "da_t_index"          # Annealing page: the temperature shown (index on the path)
+DA_FIXED_T = "da_fixed_t"          # Annealing page: the fixed temperatures run beside DA
+ES_GAMMA_I = "es_gamma_I"          # Early stopping page: gamma_I of LapSVM
+ES_N_VAL = "es_n_val"              # Early stopping page: size of the validation set
+COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
+COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
+COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
+COMPARE_RUN = "compare_run"        # Compare page: the run button
+COMPARE_RESULTS = "compare_results"  # Compare page: {"key": description, "rows": [...]}
+
+TEACHING_DEFAULTS = {
+    CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
+    DA_LOSS: "hinge", DA_LAM: 1e-3, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
+    ES_GAMMA_I: 1.0, ES_N_VAL: 20,
+    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None,
+}
+
+
+def keep_teaching_widgets(*names: str) -> None:
+    """Give the teaching pages' widgets their defaults through the session state.
+
+    The widgets are then created without ``value=`` (no "default and Session State" warning).
+    Streamlit forgets a widget's value when a page without it runs, so after a page switch
+    these controls start from ``TEACHING_DEFAULTS`` again (only ``PERSISTENT`` keys survive).
+    """
+    state = st.session_state
+    for name in names:
+        if name not in state and TEACHING_DEFAULTS.get(name) is not None:
+            state[name] = TEACHING_DEFAULTS[name]
+        if name in state:
+            state[name] = state[name]
+COMPARE_FORM = "compare_form"      # Compare page: the form holding its controls

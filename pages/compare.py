@@ -1,0 +1,117 @@
+"""Compare: every solver on the same data over several random label draws."""
+
+import streamlit as st
+
+from ui import state
+from ui.caching import current_data
+from ui.comparison import BASELINE, compare_solvers, rows_to_csv, summarize
+from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
+from ui.widgets import SOLVERS, start_page
+
+start_page()
+st.title("Compare solvers")
+st.markdown(
+    "One labeled example per class is a lottery: which points get labeled decides much of "
+    "the outcome. So every solver runs here on the *same* data with the *same* k random label "
+    "draws, with its paper's default parameters, as in the DA paper's Table 2 (10 draws of 2 "
+    "labeled points on 2MOONS and 2CIRCLES, counting the runs that classify every unlabeled "
+    "point correctly)."
+)
+X, y_true, X2, labels = current_data()
+titles = {name: spec.title for name, spec in SOLVERS.items()}
+choices = [name for name in SOLVERS if name != BASELINE]
+if state.COMPARE_SOLVERS not in st.session_state:
+    st.session_state[state.COMPARE_SOLVERS] = choices
+st.session_state[state.COMPARE_SOLVERS] = [
+    s for s in st.session_state[state.COMPARE_SOLVERS] if s in choices]
+state.keep_teaching_widgets(state.COMPARE_DRAWS, state.COMPARE_PER_CLASS, state.COMPARE_SOLVERS)
+
+with st.form(state.COMPARE_FORM, border=False):
+    first, second = st.columns(2)
+    first.number_input("k (label draws)", min_value=1, max_value=50, step=1,
+                       key=state.COMPARE_DRAWS, help="The DA paper's Table 2 uses 10.")
+    second.number_input("labels per class in each draw", min_value=1, max_value=20, step=1,
+                        key=state.COMPARE_PER_CLASS)
+    st.multiselect("solvers (the supervised SVM baseline always runs)", choices,
+                   key=state.COMPARE_SOLVERS, format_func=titles.get)
+    submitted = st.form_submit_button("Run the comparison", type="primary")
+
+description = (state.data_description(), int(st.session_state[state.COMPARE_DRAWS]),
+               int(st.session_state[state.COMPARE_PER_CLASS]),
+               tuple(st.session_state[state.COMPARE_SOLVERS]))
+stored = st.session_state.get(state.COMPARE_RESULTS)
+if submitted:
+    bar = st.progress(0.0, text="Starting the workers…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{done} of {total} runs finished")
+
+    try:
+        rows = compare_solvers(X, y_true, description[3], k=description[1],
+                               n_per_class=description[2], random_state=description[0][3],
+                               progress=progress)
+    except ValueError as error:
+        bar.empty()
+        st.error(f"{error}")
+        st.stop()
+    bar.empty()
+    stored = {"key": description, "rows": rows}
+    st.session_state[state.COMPARE_RESULTS] = stored
+
+if stored is None:
+    st.info("Choose k and the solvers, then press **Run the comparison** (about a second per "
+            "solver and draw on 200 points, two at a time).")
+    st.stop()
+if stored["key"] != description:
+    st.warning("The data or the settings changed since these results: press **Run the "
+               "comparison** to update them.")
+
+rows = stored["rows"]
+summary = summarize(rows)
+st.subheader("Success rate and error")
+st.dataframe(
+    [{"solver": titles.get(s["solver"], s["solver"]),
+      "successes": f"{s['successes']} / {s['draws'] - s['failed']}",
+      "mean unlabeled error (%)": round(100 * s["mean_error"], 1),
+      "spread (std, %)": round(100 * s["error_std"], 1),
+      "vs supervised SVM (points)": round(100 * s["mean_error_vs_baseline"], 1),
+      "median time (s)": round(s["median_seconds"], 3), "failed runs": s["failed"]}
+     for s in summary],
+    hide_index=True, width="stretch",
+)
+st.caption(
+    "A success is a draw where every unlabeled point is classified correctly (the DA paper's "
+    "Table 2). 'vs supervised SVM' is the mean difference in unlabeled error with the SVM "
+    "trained on the labeled points alone, draw by draw: negative means the unlabeled data "
+    "helped."
+)
+failures = [r for r in rows if r["error"]]
+if failures:
+    st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
+               f"{failures[0]['error']}")
+
+st.plotly_chart(compare_errors_figure(rows, titles), width="stretch",
+                config={"displaylogo": False})
+st.caption(
+    "Each dot is one label draw, each box one solver; the dashed line is the supervised SVM's "
+    "mean error. A tall box means the solver's result depends on which points were labeled; "
+    "dots at 0 are the successes."
+)
+
+st.subheader("Does a lower objective mean a lower error?")
+st.plotly_chart(compare_objective_figure(rows, titles), width="stretch",
+                config={"displaylogo": False})
+st.caption(
+    "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
+    "filled for a success and open for a failure. Each solver minimizes its own objective, so "
+    "compare within a panel: a rising cloud means a better optimum (lower objective) tends to "
+    "classify better, which is why these papers care about escaping local minima."
+)
+
+st.subheader("Time")
+st.plotly_chart(compare_time_figure(summary, titles), width="stretch",
+                config={"displaylogo": False})
+st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
+           "on this server.")
+st.download_button("Download every run as CSV", rows_to_csv(rows),
+                   file_name="s3vm_comparison.csv", mime="text/csv")

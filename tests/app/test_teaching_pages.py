@@ -1,0 +1,183 @@
+"""The teaching pages run headless with their default controls and after changing each one."""
+
+import base64
+
+import numpy as np
+import pytest
+from conftest import plotly_specs
+
+from ui import state
+
+CONTINUATION = "pages/continuation.py"
+ANNEALING = "pages/annealing.py"
+EARLY_STOPPING = "pages/early_stopping.py"
+COMPARE = "pages/compare.py"
+ABOUT = "pages/about.py"
+
+
+def open_page(app, page, n_samples=100):
+    # 100 two-moons points keep each solver run well under a second.
+    at = app.run()
+    at.session_state[state.N_SAMPLES] = n_samples
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def array(value) -> np.ndarray:
+    """A figure JSON array: plotly writes numpy arrays as base64 typed arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def lines(spec) -> list[dict]:
+    return [t for t in spec["data"] if t.get("mode") == "lines"]
+
+
+def test_every_teaching_page_refuses_one_class_labels_with_a_clear_message(app):
+    at = app.run()
+    at.session_state[state.N_SAMPLES] = 100
+    at.run()
+    labels = [-1] * 100
+    labels[3] = 1
+    at.session_state[state.LABELS] = labels
+    for page in (CONTINUATION, ANNEALING, EARLY_STOPPING):
+        at.switch_page(page).run()
+        assert not at.exception
+        assert "Label at least one point of each class" in at.error[0].value
+        assert at.session_state[state.LABELS] == labels
+
+
+def test_continuation_page_shows_the_landscape_for_every_gamma(app):
+    at = open_page(app, CONTINUATION)
+    landscape, multiples, path = plotly_specs(at)
+    curves = lines(landscape)
+    assert len(curves) == 12  # the 11 gammas of §3.2 and gamma = 0
+    assert curves[0]["name"].startswith("γ0 = ") and curves[-1]["name"].startswith("γ = 0")
+    assert f"γ0 = {metrics(at)['γ0 (convex from here)']}" in landscape["layout"]["title"]["text"]
+    assert 2 <= sum(t["type"] == "contour" for t in multiples["data"]) <= 8
+    assert len(path["layout"]["shapes"]) == 12  # a dotted line per stage end
+    # The slice runs from before the gamma_0 minimizer (t = 0) to past the final one (t = 1).
+    x = array(curves[0]["x"])
+    assert x[0] == -1.0 and x[-1] == 2.0
+
+
+def test_continuation_gamma0_follows_its_formula_when_c_changes(app):
+    # §3.2: gamma_0 = (C* lambda_max)^(2/3) / (2s)^(1/3), with C* = C: dividing C by 10
+    # divides gamma_0 by 10^(2/3).
+    at = open_page(app, CONTINUATION)
+    before = float(metrics(at)["γ0 (convex from here)"])
+    at.select_slider(key=state.CONT_C).set_value(10.0).run()
+    assert not at.exception and not at.error
+    after = float(metrics(at)["γ0 (convex from here)"])
+    assert after == pytest.approx(before / 10 ** (2 / 3), rel=2e-3)
+
+
+def test_continuation_slice_direction_and_span(app):
+    at = open_page(app, CONTINUATION)
+    at.radio(key=state.CONT_DIRECTION).set_value("v*").run()
+    assert not at.exception
+    x = array(lines(plotly_specs(at)[0])[0]["x"])
+    assert x[0] == pytest.approx(-x[-1])
+    assert "d = v*" in " ".join(c.value for c in at.main.caption)
+    at.select_slider(key=state.CONT_SPAN).set_value(4.0).run()
+    wider = array(lines(plotly_specs(at)[0])[0]["x"])
+    assert wider[-1] == pytest.approx(4 * x[-1])
+
+
+def test_annealing_page_defaults(app):
+    at = open_page(app, ANNEALING)
+    losses, soft, curves, multiples = plotly_specs(at)
+    panels = {t["xaxis"] for t in losses["data"]}
+    assert panels == {"x", "x2", "x3"}  # hinge, squared hinge, squared
+    assert any(t["name"].startswith("current T = 10") for t in losses["data"])
+    assert soft["data"][0]["marker"]["cmin"] == 0 and soft["data"][0]["marker"]["cmax"] == 1
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["DA (annealed)", "fixed T = 0.1", "fixed T = 0.01",
+                                     "fixed T = 0.001"]
+    assert sum(t["type"] == "contour" for t in multiples["data"]) == 4
+    assert curves["layout"]["xaxis"]["autorange"] == "reversed"
+
+
+def test_annealing_soft_labels_harden_as_t_falls(app):
+    at = open_page(app, ANNEALING)
+    hot = array(plotly_specs(at)[1]["data"][0]["marker"]["color"])
+    slider = at.select_slider(key=state.DA_T_INDEX)
+    slider.set_value(slider.options[-1] if isinstance(slider.options[-1], int)
+                     else len(slider.options) - 1).run()
+    assert not at.exception
+    cold = array(plotly_specs(at)[1]["data"][0]["marker"]["color"])
+    undecided = lambda p: np.mean((p > 0.05) & (p < 0.95))  # noqa: E731
+    assert undecided(cold) < 0.02 < undecided(hot)
+
+
+def test_annealing_loss_lambda_and_fixed_temperatures(app):
+    at = open_page(app, ANNEALING)
+    at.radio(key=state.DA_LOSS).set_value("squared").run()
+    assert not at.exception and not at.error
+    at.select_slider(key=state.DA_LAM).set_value(1e-2).run()
+    assert not at.exception and not at.error
+    at.multiselect(key=state.DA_FIXED_T).set_value([0.1]).run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["method"]) == ["DA (annealed)", "fixed T = 0.1"]
+
+
+def test_early_stopping_page_marks_where_each_rule_stops(app):
+    at = open_page(app, EARLY_STOPPING)
+    multiples, stopping = plotly_specs(at)
+    assert sum(t["type"] == "contour" for t in multiples["data"]) == 6  # 5 PCG + Newton
+    assert multiples["layout"]["annotations"][-1]["text"].startswith("Newton optimum")
+    table = at.dataframe[0].value
+    fired = table[table["stops at iteration"] != "never"]
+    markers = [t for t in stopping["data"] if t["name"].startswith("stop: ")]
+    assert len(markers) == len(fired) - 2  # minus "PCG to the end" and "Newton" rows
+    assert len(table) == 7 + 2  # seven rules of §4 (validation ones included), PCG end, Newton
+    assert stopping["layout"]["yaxis"]["type"] == "log"
+
+
+def test_early_stopping_controls(app):
+    at = open_page(app, EARLY_STOPPING)
+    at.select_slider(key=state.ES_GAMMA_I).set_value(10.0).run()
+    assert not at.exception and not at.error
+    at.select_slider(key=state.ES_N_VAL).set_value(5).run()
+    assert not at.exception and not at.error
+    assert "|V| = 5" in at.main.caption[-1].value
+
+
+def test_compare_page_runs_on_demand_and_offers_a_csv(app):
+    at = open_page(app, COMPARE)
+    assert "Run the comparison" in at.info[0].value
+    at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM", "GraphKernelSVM"])
+    at.number_input(key=state.COMPARE_DRAWS).set_value(2)
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    rows = at.session_state[state.COMPARE_RESULTS]["rows"]
+    assert len(rows) == 2 * 3
+    summary = at.dataframe[0].value
+    assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
+    errors, objective, timing = plotly_specs(at)
+    assert len(errors["data"]) == 3
+    assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")
+    assert len(timing["data"][0]["y"]) == 3
+    assert at.get("download_button")
+    at.number_input(key=state.COMPARE_PER_CLASS).set_value(2)
+    at.button[0].click().run()
+    assert not at.error
+    assert {r["draw"] for r in at.session_state[state.COMPARE_RESULTS]["rows"]} == {0, 1}
+    # New data (another seed in the sidebar) marks the results as stale.
+    at.sidebar.number_input(key=state.SEED).set_value(5).run()
+    assert "settings changed" in at.warning[0].value
+
+
+def test_about_page_names_each_paper(app):
+    at = open_page(app, ABOUT)
+    assert len(at.subheader) == 10
+    captions = [c.value for c in at.main.caption]
+    assert all(c.startswith("Paper: ") and "Shown on: " in c for c in captions)
+    assert any("Melacci" in c and "2011" in c for c in captions)

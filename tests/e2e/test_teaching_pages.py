@@ -1,0 +1,54 @@
+"""Each teaching page opens in a real browser, draws its figures and shows no error."""
+
+import time
+
+import pytest
+from conftest import screenshot
+
+pytestmark = pytest.mark.e2e
+
+#: URL path, title, number of plotly charts once the page has finished running.
+PAGES = [
+    ("continuation", "Continuation (cS3VM)", 3),
+    ("annealing", "Deterministic annealing", 4),
+    ("early_stopping", "LapSVM early stopping", 2),
+    ("compare", "Compare solvers", 0),
+    ("about", "About the solvers", 0),
+]
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def wait_until_idle(page, timeout=90.0):
+    """Until Streamlit's 'Running…' indicator has been gone for a moment."""
+    deadline = time.monotonic() + timeout
+    quiet_since = None
+    while time.monotonic() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count()
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 1.0:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the page was still running after the timeout")
+
+
+@pytest.mark.parametrize(("path", "title", "n_charts"), PAGES)
+def test_teaching_page_opens_without_an_error(server, page, path, title, n_charts):
+    page.goto(server)
+    page.get_by_role("heading", name="Data & labels").wait_for(timeout=60_000)
+    start = time.monotonic()
+    page.get_by_role("link", name=title).click()  # the sidebar navigation, as a user would
+    page.get_by_role("heading", name=title).wait_for(timeout=60_000)
+    assert page.url.endswith(f"/{path}")
+    if n_charts:
+        page.wait_for_function(
+            "n => document.querySelectorAll('.js-plotly-plot').length >= n", arg=n_charts,
+            timeout=90_000)
+    wait_until_idle(page)
+    seconds = time.monotonic() - start
+    screenshot(page, f"teaching-{path}")
+    assert page.locator(ERRORS).count() == 0, page.locator(ERRORS).first.inner_text()
+    assert page.locator(".js-plotly-plot").count() == n_charts
+    print(f"{path}: rendered in {seconds:.1f} s")

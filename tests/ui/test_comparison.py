@@ -1,0 +1,125 @@
+"""The Compare page's computation: k label draws x solvers, scored on the unlabeled points."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from ui.comparison import COLUMNS, compare_solvers, draw_seeds, rows_to_csv, run_one, summarize
+
+
+@pytest.fixture(scope="module")
+def moons():
+    from toy_data import two_moons
+
+    return two_moons(n_samples=150, noise=0.1, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=60, centers=[(-5, 0), (5, 0)], cluster_std=0.5, random_state=0)
+    return X, y
+
+
+def test_one_row_per_draw_and_solver_with_the_baseline_always_there(blobs):
+    X, y = blobs
+    calls = []
+    rows = compare_solvers(X, y, ["LapSVM"], k=3, n_jobs=1,
+                           progress=lambda done, total: calls.append((done, total)))
+    assert [(r["solver"], r["draw"]) for r in rows] == [
+        ("SVMBaseline", 0), ("SVMBaseline", 1), ("SVMBaseline", 2),
+        ("LapSVM", 0), ("LapSVM", 1), ("LapSVM", 2)]
+    assert all(tuple(r) == COLUMNS for r in rows)
+    assert calls == [(i, 6) for i in range(1, 7)]
+
+
+def test_every_solver_sees_the_same_labels_in_a_draw(blobs):
+    X, y = blobs
+    rows = compare_solvers(X, y, ["LapSVM", "GraphKernelSVM"], k=2, n_jobs=1)
+    for draw in (0, 1):
+        assert len({r["seed"] for r in rows if r["draw"] == draw}) == 1
+    assert rows[0]["seed"] != rows[1]["seed"]
+    assert draw_seeds(2, 0) == [rows[0]["seed"], rows[1]["seed"]]
+
+
+def test_separated_clusters_are_a_success_for_every_solver(blobs):
+    X, y = blobs
+    rows = compare_solvers(X, y, ["LapSVM", "GraphKernelSVM"], k=2, n_jobs=2)
+    assert all(r["success"] and r["unlabeled_error"] == 0.0 for r in rows)
+    assert all(r["error_vs_baseline"] == 0.0 for r in rows)
+    assert all(r["seconds"] > 0 for r in rows)
+
+
+def test_success_means_every_unlabeled_point_correct(moons):
+    X, y = moons
+    rows = compare_solvers(X, y, ["LapSVM"], k=4, n_jobs=1)
+    for r in rows:
+        assert r["success"] == (r["unlabeled_error"] == 0.0)
+        assert math.isclose(r["error_vs_baseline"], r["unlabeled_error"] - r["baseline_error"])
+
+
+def test_on_two_moons_the_graph_method_beats_the_supervised_baseline(moons):
+    # The story of the LapSVM paper's Figure 3: with one label per class the manifold
+    # regularizer follows the moons, the supervised SVM cuts straight through them.
+    X, y = moons
+    summary = {s["solver"]: s for s in summarize(
+        compare_solvers(X, y, ["LapSVM"], k=5, n_jobs=1))}
+    assert summary["LapSVM"]["mean_error"] < summary["SVMBaseline"]["mean_error"] - 0.1
+    assert summary["LapSVM"]["mean_error_vs_baseline"] < -0.1
+
+
+def test_a_failing_solver_is_reported_in_its_rows_and_the_others_still_run(blobs):
+    X, y = blobs
+    rows = compare_solvers(X, y, ["LapSVM"], k=2, n_jobs=1,
+                           params={"LapSVM": {"n_neighbors": 100}})
+    failed = [r for r in rows if r["solver"] == "LapSVM"]
+    assert all("n_neighbors=100" in r["error"] and math.isnan(r["unlabeled_error"])
+               for r in failed)
+    assert all(not r["error"] for r in rows if r["solver"] == "SVMBaseline")
+    summary = {s["solver"]: s for s in summarize(rows)}
+    assert summary["LapSVM"]["failed"] == 2 and math.isnan(summary["LapSVM"]["mean_error"])
+
+
+def test_too_many_labels_per_class_is_a_clear_error(blobs):
+    X, y = blobs
+    with pytest.raises(ValueError, match="cannot label 40"):
+        compare_solvers(X, y, ["LapSVM"], k=1, n_per_class=40, n_jobs=1)
+    with pytest.raises(ValueError, match="positive integer"):
+        compare_solvers(X, y, ["LapSVM"], k=0, n_jobs=1)
+
+
+def test_summary_counts_successes_and_spread():
+    def row(solver, error, draw):
+        return {"solver": solver, "draw": draw, "success": error == 0, "unlabeled_error": error,
+                "error_vs_baseline": error - 0.5, "seconds": 1.0 + draw, "error": ""}
+
+    rows = [row("A", 0.0, 0), row("A", 0.2, 1), row("A", 0.0, 2)]
+    (summary,) = summarize(rows)
+    assert summary["successes"] == 2 and summary["draws"] == 3
+    assert math.isclose(summary["success_rate"], 2 / 3)
+    assert math.isclose(summary["mean_error"], 0.2 / 3)
+    assert math.isclose(summary["error_std"], np.std([0, 0.2, 0], ddof=1))
+    assert summary["median_seconds"] == 2.0
+
+
+def test_csv_has_a_header_and_one_line_per_run(blobs):
+    X, y = blobs
+    rows = compare_solvers(X, y, ["LapSVM"], k=2, n_jobs=1)
+    parsed = list(csv.DictReader(io.StringIO(rows_to_csv(rows))))
+    assert len(parsed) == 4 and tuple(parsed[0]) == COLUMNS
+    assert parsed[0]["solver"] == "SVMBaseline" and parsed[0]["success"] == "True"
+    assert rows_to_csv([]) == ""
+
+
+def test_run_one_scores_on_unlabeled_points_only(blobs):
+    X, y = blobs
+    labels = np.full_like(y, -1)
+    labels[np.flatnonzero(y == 0)[0]] = 0
+    labels[np.flatnonzero(y == 1)[0]] = 1
+    truth = y.copy()
+    truth[np.flatnonzero(y == 0)[0]] = 1  # a wrong "truth" on a labeled point is not counted
+    row = run_one(X, truth, labels, "SVMBaseline")
+    assert row["success"] and row["unlabeled_error"] == 0.0 and row["error"] == ""

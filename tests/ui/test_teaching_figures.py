@@ -1,0 +1,196 @@
+"""The teaching pages' figures contain what their captions promise."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from s3vm_core.losses import da_loss
+from ui.figures import (
+    CLASS_SYMBOLS,
+    annealing_curves_figure,
+    boundary_multiples_figure,
+    compare_errors_figure,
+    compare_objective_figure,
+    compare_time_figure,
+    effective_loss_figure,
+    landscape_figure,
+    objective_path_figure,
+    soft_labels_figure,
+    stopping_figure,
+)
+
+
+@pytest.fixture(scope="module")
+def continuation():
+    from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(n_samples=80, noise=0.1, random_state=1)
+    labels = pick_labeled(y, 1, random_state=1)
+    model = ContinuationS3VM(sigma=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states = list(model.trace(X, labels))
+    ts = np.linspace(-2, 2, 121)
+    curves = [(g, smoothed_objective_along_line(model, states[-1], ts=ts, gamma=g)[1])
+              for g in [*model.gammas_, 0.0]]
+    return model, states, ts, curves, X, labels
+
+
+def test_landscape_has_one_curve_per_gamma_and_a_star_on_each_minimum(continuation):
+    model, _, ts, curves, _, _ = continuation
+    fig = landscape_figure(ts, curves, model.gamma0_, model.gamma_end_)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert len(lines) == len(model.gammas_) + 1 == 12
+    assert lines[0].name.startswith("γ0 = ") and lines[-2].name.startswith("γ_end = ")
+    assert lines[-1].name.startswith("γ = 0") and lines[-1].line.color == "black"
+    (stars,) = [t for t in fig.data if t.mode == "markers"]
+    assert len(stars.x) == len(curves) and set(stars.y) == {0.0}
+    for line, x_star in zip(lines, stars.x, strict=True):
+        assert min(line.y) == 0.0 and ts[np.argmin(line.y)] == x_star
+
+
+def test_the_most_smoothed_slice_is_convex_as_bound_9_promises(continuation):
+    # cS3VM §3.2: L_gamma is convex for gamma >= gamma_0, so on any line its second
+    # differences are non-negative; the unsmoothed objective (2) need not be.
+    _, _, ts, curves, _, _ = continuation
+    gamma0_values = curves[0][1]
+    second = np.diff(gamma0_values, 2)
+    assert np.all(second >= -1e-9 * np.abs(gamma0_values).max())
+
+
+def test_boundary_small_multiples_draw_one_boundary_per_panel(continuation):
+    model, states, _, _, X, labels = continuation
+    gx = np.linspace(X[:, 0].min(), X[:, 0].max(), 15)
+    gy = np.linspace(X[:, 1].min(), X[:, 1].max(), 12)
+    xx, yy = np.meshgrid(gx, gy)
+    features = model.features(np.column_stack([xx.ravel(), yy.ravel()]))
+    ends = [s for s in states if s.event == "stage_end"][::4]
+    panels = [(f"γ = {s.stage_value:.3g}", (features @ s.coef + s.intercept).reshape(12, 15),
+               s.train_decision) for s in ends]
+    fig = boundary_multiples_figure(panels, X, labels, gx, gy, n_cols=2)
+    contours = [t for t in fig.data if t.type == "contour"]
+    assert len(contours) == len(panels) == 3
+    assert all(c.contours.start == 0 == c.contours.end for c in contours)
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == [p[0] for p in panels]
+    points = [t for t in fig.data if t.type == "scatter"]
+    assert CLASS_SYMBOLS[1] in points[0].marker.symbol
+    # Without a grid (d > 2) only the points are drawn.
+    flat = boundary_multiples_figure([(p[0], None, p[2]) for p in panels], X, labels)
+    assert {t.type for t in flat.data} == {"scatter"}
+
+
+def test_objective_path_marks_every_stage_end(continuation):
+    _, states, _, _, _, _ = continuation
+    ends = [(s.step, s.stage_value) for s in states if s.event == "stage_end"]
+    fig = objective_path_figure([s.step for s in states], [s.objective for s in states],
+                                [s.extras["objective_unsmoothed"] for s in states], ends)
+    assert [t.name for t in fig.data] == ["L_γ (minimized)", "objective (2), γ = 0"]
+    assert len(fig.layout.shapes) == len(ends) == 12
+    assert fig.layout.yaxis.type == "log"
+
+
+def test_effective_loss_one_panel_per_loss_one_curve_per_temperature():
+    fig = effective_loss_figure([10.0, 1.0, 0.1, 0.0], current_T=1.0)
+    assert [a.text.split()[0] for a in fig.layout.annotations] == ["hinge", "squared", "squared"]
+    per_panel = {}
+    for trace in fig.data:
+        per_panel.setdefault(trace.xaxis, []).append(trace)
+    assert len(per_panel) == 3
+    for traces in per_panel.values():
+        assert [t.name for t in traces] == ["T = 10", "T = 1", "T = 0.1", "T = 0",
+                                            "current T = 1"]
+        assert traces[-1].line.color == "black"
+
+
+def test_effective_loss_shapes_of_da_figure_2():
+    fig = effective_loss_figure([10.0, 0.0])
+    curves = {(t.xaxis, t.name): (np.asarray(t.x), np.asarray(t.y)) for t in fig.data}
+    t, hot_sq = curves[("x3", "T = 10")]
+    # High T: the squared losses are unimodal with their minimum at the decision boundary.
+    assert abs(t[np.argmin(hot_sq)]) < 0.03
+    _, hot_sqh = curves[("x2", "T = 10")]
+    assert abs(t[np.argmin(hot_sqh)]) < 0.03
+    # High T: the hinge is almost constant inside the margin, steep outside (§3.2).
+    _, hot_hinge = curves[("x", "T = 10")]
+    inner, outer = np.abs(t) <= 1, np.abs(t) >= 1.5
+    assert np.ptp(hot_hinge[inner]) < 0.1 < np.ptp(hot_hinge[outer])
+    # T = 0: the hard effective loss min(V(f), V(-f)) of eq. (1), with its bump at f = 0.
+    _, cold_sqh = curves[("x2", "T = 0")]
+    np.testing.assert_allclose(cold_sqh, np.minimum(da_loss(t, "squared_hinge"),
+                                                    da_loss(-t, "squared_hinge")))
+    assert cold_sqh[np.argmin(np.abs(t))] == cold_sqh.max()
+
+
+def test_soft_labels_colour_is_p_and_labeled_points_keep_their_shape():
+    X2 = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 0.0]])
+    labels = np.array([0, -1, -1, 1])
+    p = np.array([0.0, 0.25, 0.5, 1.0])
+    (trace,) = soft_labels_figure(X2, labels, p).data
+    assert list(trace.marker.color) == [0.0, 0.25, 0.5, 1.0]
+    assert (trace.marker.cmin, trace.marker.cmax) == (0.0, 1.0)
+    assert list(trace.marker.symbol) == [CLASS_SYMBOLS[0], "circle", "circle", CLASS_SYMBOLS[1]]
+
+
+def test_annealing_curves_read_left_to_right_as_t_falls():
+    T = [10.0, 10 / 1.5, 10 / 2.25]
+    fig = annealing_curves_figure(T, [5.0, 2.0, 0.1], [1.0, 0.8, 0.7], current_T=T[1])
+    assert len(fig.data) == 2
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.autorange == "reversed"
+    assert fig.layout.xaxis2.autorange == "reversed"
+    assert len(fig.layout.shapes) == 2  # the chosen T in both panels
+
+
+def test_stopping_figure_has_one_marker_per_criterion_that_fires():
+    iterations = np.arange(50)
+    decay = np.exp(-iterations / 5.0)
+    classical = {"grad_norm": decay, "mixed_product": decay**2}
+    checks = {"stability": np.linspace(1, 0, 50), "validation": np.linspace(0.5, 0.1, 50)}
+    stops = {"grad_norm": 40, "mixed_product": None, "stability": 12, "validation": 20,
+             "mixed": 20}
+    fig = stopping_figure(iterations, classical, checks, stops, unlabeled_error=decay / 2)
+    markers = [t for t in fig.data if t.name.startswith("stop: ")]
+    assert len(markers) == 4  # mixed_product never fired: no line
+    assert {tuple(t.x) for t in markers} == {(40, 40), (12, 12), (20, 20)}
+    by_name = {t.name: t for t in markers}
+    assert by_name["stop: ‖∇‖"].xaxis == "x"                       # classical: left panel
+    assert by_name["stop: stability check τ (Alg. 2)"].xaxis == "x2"  # checks: right panel
+    assert fig.layout.yaxis.type == "log"
+    curves = [t for t in fig.data if not t.name.startswith("stop: ")]
+    assert len(curves) == 5
+
+
+def _rows():
+    rows = []
+    for draw in range(3):
+        for solver, error in (("SVMBaseline", 0.3), ("LapSVM", 0.1 * draw), ("QNS3VM", 0.2)):
+            rows.append({"solver": solver, "draw": draw, "success": error == 0,
+                         "unlabeled_error": error, "objective": 1.0 + error,
+                         "seconds": 0.1, "error": ""})
+    return rows
+
+
+def test_compare_errors_one_box_per_solver_and_the_baseline_line():
+    fig = compare_errors_figure(_rows(), {"LapSVM": "LapSVM title"})
+    assert [t.name for t in fig.data] == ["SVMBaseline", "LapSVM title", "QNS3VM"]
+    assert list(fig.data[1].y) == [0.0, 10.0, 20.0]
+    assert fig.layout.shapes[0].y0 == pytest.approx(30.0)
+
+
+def test_compare_objective_small_multiples_skip_the_baseline_and_mark_successes():
+    fig = compare_objective_figure(_rows())
+    assert [a.text for a in fig.layout.annotations] == ["LapSVM", "QNS3VM"]
+    lap = fig.data[0]
+    assert list(lap.marker.symbol) == ["circle", "circle-open", "circle-open"]
+    assert list(lap.x) == [1.0, 1.1, 1.2]
+
+
+def test_compare_time_one_bar_per_solver():
+    from ui.comparison import summarize
+
+    rows = [dict(r, error_vs_baseline=0.0) for r in _rows()]
+    fig = compare_time_figure(summarize(rows))
+    assert list(fig.data[0].y) == ["SVMBaseline", "LapSVM", "QNS3VM"]
+    assert fig.layout.xaxis.type == "log"

@@ -1,0 +1,182 @@
+"""The Compare page's computation: every solver on the same data over k random label draws.
+
+Pure numpy / joblib (no streamlit): ``compare_solvers`` runs each (draw, solver) pair in
+parallel and returns one plain dict per run, ``summarize`` reduces them per solver, and
+``rows_to_csv`` makes the download. A run counts as a *success* when every unlabeled point is
+classified correctly — the criterion of the DA paper's Table 2 ("a decision boundary perfectly
+classifying the unlabeled data", 10 random draws of 2 labeled examples).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+
+from toy_data import UNLABELED, pick_labeled
+
+#: Columns of a result row, in the order of the CSV download.
+COLUMNS = ("solver", "draw", "seed", "success", "unlabeled_error", "baseline_error",
+           "error_vs_baseline", "objective", "seconds", "error")
+
+BASELINE = "SVMBaseline"
+
+
+def draw_seeds(k: int, random_state: int = 0) -> list[int]:
+    """The seeds of the k label draws (reproducible from ``random_state``)."""
+    if not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"The number of label draws must be a positive integer, got {k!r}.")
+    rng = np.random.default_rng(random_state)
+    return [int(s) for s in rng.integers(0, 2**31 - 1, size=k)]
+
+
+def _make(solver: str, params: dict):
+    # Imported on use: ui.widgets imports streamlit, which the joblib workers (they import this
+    # module to find ``_task``) should not pay for. Estimators are built in the parent.
+    from ui.widgets import make_estimator
+
+    return make_estimator(solver, params)
+
+
+def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
+            params: dict | None = None, estimator=None) -> dict:
+    """Fit ``solver`` on ``(X, labels)`` and score it on the unlabeled points.
+
+    ``estimator`` (an unfitted estimator) replaces building one from ``solver`` and ``params``.
+    Never raises for a solver failure: a ``ValueError`` is reported in the row's ``"error"``
+    (so one failing solver does not stop a comparison); numbers are then ``nan``.
+    """
+    unlabeled = labels == UNLABELED
+    row = {"solver": solver, "success": False, "unlabeled_error": math.nan,
+           "objective": math.nan, "seconds": math.nan, "error": ""}
+    try:
+        if estimator is None:
+            estimator = _make(solver, dict(params or {}))
+        else:
+            estimator = clone(estimator)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ConvergenceWarning: the row still has a result
+            estimator.fit(X, labels)
+        row["seconds"] = time.perf_counter() - start
+    except ValueError as error:
+        row["error"] = str(error)
+        return row
+    predicted = np.asarray(estimator.predict(X))
+    wrong = predicted[unlabeled] != y_true[unlabeled]
+    row["unlabeled_error"] = float(wrong.mean()) if unlabeled.any() else 0.0
+    row["success"] = bool(not wrong.any())
+    row["objective"] = float(getattr(estimator, "objective_", math.nan))
+    return row
+
+
+def _task(X, y_true, n_per_class, draw, seed, solver, estimator):
+    labels = pick_labeled(y_true, n_per_class, random_state=seed)
+    row = run_one(X, y_true, labels, solver, estimator=estimator)
+    row.update(draw=draw, seed=seed)
+    return row
+
+
+def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *,
+                    k: int = 10, n_per_class: int = 1, random_state: int = 0,
+                    params: dict[str, dict] | None = None, n_jobs: int = 2,
+                    progress: Callable[[int, int], None] | None = None) -> list[dict]:
+    """Run every solver (plus the supervised baseline) on k random label draws.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y_true : ndarray of shape (n,)
+        The generator's true classes (0/1).
+    solvers : sequence of str
+        Names of ``ui.widgets.SOLVERS``; ``"SVMBaseline"`` is always added (each row's
+        ``error_vs_baseline`` compares with it on the same draw).
+    k : int, default=10
+        Number of label draws (the DA paper's Table 2 uses 10).
+    n_per_class : int, default=1
+        Labeled points per class in each draw (Table 2: 2 labeled examples, one per class).
+    random_state : int
+        Seed of the draws; the same value gives the same labels for every solver.
+    params : dict, optional
+        Per-solver parameters (``{solver: {name: value}}``); missing ones take the defaults.
+    n_jobs : int, default=2
+        joblib workers (the machine has 2 cores).
+    progress : callable(done, total), optional
+        Called after every finished run, in completion order.
+
+    Returns
+    -------
+    list of dict
+        One row per (draw, solver) with the keys of ``COLUMNS``, sorted by solver then draw.
+    """
+    y_true = np.asarray(y_true)
+    if len(set(np.unique(y_true).tolist())) != 2:
+        raise ValueError("The comparison needs data with exactly two true classes.")
+    names = list(dict.fromkeys([BASELINE, *solvers]))
+    params = params or {}
+    tasks = [(draw, seed, name) for draw, seed in enumerate(draw_seeds(k, random_state))
+             for name in names]
+    # Fail early with the student's message (e.g. 1 point of a class but 3 labels asked).
+    pick_labeled(y_true, n_per_class, random_state=0)
+    estimators = {name: _make(name, dict(params.get(name, {}))) for name in names}
+    jobs = (delayed(_task)(X, y_true, n_per_class, draw, seed, name, estimators[name])
+            for draw, seed, name in tasks)
+    rows = []
+    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for row in runner(jobs):
+        rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(tasks))
+    baseline = {r["draw"]: r["unlabeled_error"] for r in rows if r["solver"] == BASELINE}
+    for row in rows:
+        row["baseline_error"] = baseline.get(row["draw"], math.nan)
+        row["error_vs_baseline"] = row["unlabeled_error"] - row["baseline_error"]
+    order = {name: i for i, name in enumerate(names)}
+    rows.sort(key=lambda r: (order[r["solver"]], r["draw"]))
+    return [{c: row[c] for c in COLUMNS} for row in rows]
+
+
+def summarize(rows: Sequence[dict]) -> list[dict]:
+    """One row per solver: successes, mean and spread of the unlabeled error, time.
+
+    ``success_rate`` and the error statistics are over the draws where the solver ran
+    (``failed`` counts the others); ``error_std`` is the sample standard deviation.
+    """
+    out = []
+    for name in dict.fromkeys(r["solver"] for r in rows):
+        mine = [r for r in rows if r["solver"] == name]
+        ran = [r for r in mine if not r["error"]]
+        errors = np.array([r["unlabeled_error"] for r in ran], dtype=float)
+        versus = np.array([r["error_vs_baseline"] for r in ran], dtype=float)
+        seconds = np.array([r["seconds"] for r in ran], dtype=float)
+        successes = sum(r["success"] for r in ran)
+        out.append({
+            "solver": name,
+            "draws": len(mine),
+            "successes": successes,
+            "success_rate": successes / len(ran) if ran else math.nan,
+            "mean_error": float(errors.mean()) if ran else math.nan,
+            "error_std": float(errors.std(ddof=1)) if len(ran) > 1 else 0.0,
+            "mean_error_vs_baseline": float(np.nanmean(versus)) if ran else math.nan,
+            "median_seconds": float(np.median(seconds)) if ran else math.nan,
+            "failed": len(mine) - len(ran),
+        })
+    return out
+
+
+def rows_to_csv(rows: Sequence[dict]) -> str:
+    """The rows as CSV text (header = the keys of the first row)."""
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
