@@ -23,32 +23,35 @@ STAGE_NAMES = {"C_star": "C*", "gamma": "γ", "alpha": "α", "T": "T", "newton":
                "pcg": "PCG iteration", "fit": "fit"}
 
 
+#: Point colours as numbers on one scale: 0 = class 0, 0.5 = unlabeled grey, 1 = class 1.
+#: Numbers keep a film's frames cheap (plotly validates every colour string it is given).
+POINT_SCALE = [[0.0, CLASS_COLORS[0]], [0.5, UNLABELED_COLOR], [1.0, CLASS_COLORS[1]]]
+
+
 def point_style(labels: np.ndarray, predicted: np.ndarray | None = None):
-    """Marker colour, symbol, size and outline per point.
+    """Marker colour value (on ``POINT_SCALE``), symbol, size and outline per point.
 
     Labeled points are large filled diamonds (class 0) and squares (class 1) with a black
     outline; unlabeled points are small circles, grey or coloured by ``predicted`` (0/1).
     """
     labels = np.asarray(labels)
     labeled = labels != UNLABELED
-    if predicted is None:
-        colors = np.where(labeled, "", UNLABELED_COLOR).astype(object)
-    else:
-        colors = np.asarray(CLASS_COLORS, dtype=object)[np.asarray(predicted, dtype=int)]
-    colors[labeled] = np.asarray(CLASS_COLORS, dtype=object)[labels[labeled]]
+    colors = (np.full(labels.shape, 0.5) if predicted is None
+              else np.asarray(predicted, dtype=float))
+    colors = np.where(labeled, labels, colors)
     symbols = np.where(labeled, np.asarray(CLASS_SYMBOLS, dtype=object)[labels.clip(0)],
                        "circle")
     sizes = np.where(labeled, 14, 7)
     widths = np.where(labeled, 1.5, 0.0)
-    return colors.tolist(), symbols.tolist(), sizes.tolist(), widths.tolist()
+    return colors, symbols.tolist(), sizes, widths
 
 
 def _points_trace(X2, labels, predicted=None, name="points") -> go.Scatter:
     colors, symbols, sizes, widths = point_style(labels, predicted)
     return go.Scatter(
         x=X2[:, 0], y=X2[:, 1], mode="markers", name=name, customdata=np.arange(len(X2)),
-        marker={"color": colors, "symbol": symbols, "size": sizes,
-                "line": {"color": "black", "width": widths}},
+        marker={"color": colors, "colorscale": POINT_SCALE, "cmin": 0.0, "cmax": 1.0,
+                "symbol": symbols, "size": sizes, "line": {"color": "black", "width": widths}},
         hovertemplate="point %{customdata}<extra></extra>", showlegend=False,
     )
 
@@ -110,40 +113,37 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
     """The Watch page's film: decision function, points, and linked objective / stage charts.
 
     Frames hold one decision trace, the point colours and the two progress markers each, so
-    Play, Pause and the slider run in the browser without a server round trip.
+    Play, Pause and the slider run in the browser without a server round trip. A frame carries
+    only what changes (the grid values, numeric point colours and the progress markers).
     ``baseline_decisions`` (grid-shaped) adds the supervised SVM's f = 0 as a dashed line.
     """
     frame = frame % len(run.frames)
     states = run.states
+    shown = [states[i] for i in run.frames]
+    on_grid = run.grid_decisions is not None
     fig = make_subplots(
         rows=2, cols=2, column_widths=[0.62, 0.38], specs=[[{"rowspan": 2}, {}], [None, {}]],
         subplot_titles=("", "objective", "stage value"), horizontal_spacing=0.08,
         vertical_spacing=0.15,
     )
-    on_grid = run.grid_decisions is not None
-
-    def frame_traces(k: int) -> list:
-        state = states[run.frames[k]]
-        predicted = (run.point_decisions[k] > 0).astype(int)
-        main = (_decision_trace(run, k) if on_grid
-                else _colored_points(X2, labels, run.point_decisions[k]))
-        points = _points_trace(X2, labels, predicted)
-        objective = go.Scatter(x=[state.step], y=[state.objective], mode="markers",
-                               marker={"size": 11, "color": "black"}, showlegend=False)
-        stage = go.Scatter(x=[state.step], y=[state.stage_value], mode="markers",
-                           marker={"size": 11, "color": "black"}, showlegend=False)
-        return [main, points, objective, stage] if on_grid else [main, objective, stage]
+    marker = {"size": 11, "color": "black"}
+    current = shown[frame]
+    if on_grid:
+        fig.add_trace(_decision_trace(run, frame), row=1, col=1)
+        fig.add_trace(_points_trace(X2, labels, run.point_decisions[frame] > 0), row=1, col=1)
+    else:
+        fig.add_trace(_colored_points(X2, labels, run.point_decisions[frame]), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[current.step], y=[current.objective], mode="markers",
+                             marker=marker, showlegend=False), row=1, col=2)
+    fig.add_trace(go.Scatter(x=[current.step], y=[current.stage_value], mode="markers",
+                             marker=marker, showlegend=False), row=2, col=2)
+    moving = list(range(len(fig.data)))
 
     steps = [s.step for s in states]
-    initial = frame_traces(frame)
-    positions = [(1, 1), (1, 1), (1, 2), (2, 2)] if on_grid else [(1, 1), (1, 2), (2, 2)]
-    for trace, (row, col) in zip(initial, positions, strict=True):
-        fig.add_trace(trace, row=row, col=col)
-    moving = list(range(len(initial)))
-    fig.add_trace(go.Scatter(x=steps, y=[s.objective for s in states], mode="lines",
-                             line={"color": "#555555"}, showlegend=False), row=1, col=2)
     objectives = np.array([s.objective for s in states])
     stage_values = np.array([s.stage_value for s in states])
+    fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": "#555555"},
+                             showlegend=False), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
                              showlegend=False), row=2, col=2)
     for values, row in ((objectives, 1), (stage_values, 2)):
@@ -156,22 +156,18 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
             name="supervised SVM", hoverinfo="skip"), row=1, col=1)
 
-    fig.frames = [
-        go.Frame(data=frame_traces(k), traces=moving, name=str(k),
-                 layout={"title": {"text": _stage_text(states[run.frames[k]])}})
-        for k in range(len(run.frames))
-    ]
     slider_steps = [
-        {"method": "animate", "label": str(states[i].step),
+        {"method": "animate", "label": str(state.step),
          "args": [[str(k)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                              "transition": {"duration": 0}}]}
-        for k, i in enumerate(run.frames)
+        for k, state in enumerate(shown)
     ]
     fig.update_layout(
-        title={"text": _stage_text(states[run.frames[frame]]), "font": {"size": 24}},
-        height=560, margin={"l": 10, "r": 10, "t": 70, "b": 10}, plot_bgcolor="white",
+        title={"text": _stage_text(current), "font": {"size": 24}},
+        height=600, margin={"l": 10, "r": 10, "t": 70, "b": 90}, plot_bgcolor="white",
+        legend={"orientation": "h", "x": 0.0, "y": 1.06},
         updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 0.0, "y": -0.02, "xanchor": "left",
+            "type": "buttons", "direction": "left", "x": 0.0, "y": -0.1, "xanchor": "left",
             "yanchor": "top", "showactive": False,
             "buttons": [
                 {"label": "▶ Play", "method": "animate",
@@ -182,13 +178,29 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
                                                                    "redraw": False}}]},
             ],
         }],
-        sliders=[{"active": frame, "steps": slider_steps, "x": 0.18, "len": 0.8, "y": -0.02,
-                  "currentvalue": {"visible": False}, "pad": {"t": 0}}],
+        sliders=[{"active": frame, "steps": slider_steps, "x": 0.16, "len": 0.84, "y": -0.1,
+                  "yanchor": "top", "currentvalue": {"visible": False}, "pad": {"t": 0},
+                  "font": {"size": 9}, "ticklen": 3}],
     )
     fig.update_xaxes(showgrid=False, zeroline=False, row=1, col=1)
     fig.update_yaxes(showgrid=False, zeroline=False, row=1, col=1)
     _square_axes(fig, row=1, col=1)
     fig.update_xaxes(title_text="step", row=2, col=2)
+
+    def frame_data(k: int, state) -> list:
+        # Only what changes; plotly merges a frame's traces into the figure's.
+        if on_grid:
+            colors = point_style(labels, run.point_decisions[k] > 0)[0]
+            main = [go.Contour(z=np.round(run.grid_decisions[k], 3)),
+                    go.Scatter(marker={"color": colors})]
+        else:
+            main = [go.Scatter(marker={"color": np.round(run.point_decisions[k], 3)})]
+        return main + [go.Scatter(x=[state.step], y=[state.objective]),
+                       go.Scatter(x=[state.step], y=[state.stage_value])]
+
+    fig.frames = [go.Frame(name=str(k), traces=moving, data=frame_data(k, state),
+                           layout={"title": {"text": _stage_text(state)}})
+                  for k, state in enumerate(shown)]
     return fig
 
 
@@ -271,7 +283,7 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, grid_x
                 hoverinfo="skip", name="f"), row=row, col=col)
         predicted = (np.asarray(points) > 0).astype(int)
         trace = _points_trace(X2, labels, predicted)
-        trace.marker.size = [s * 0.6 for s in trace.marker.size]
+        trace.marker.size = np.asarray(trace.marker.size) * 0.6
         fig.add_trace(trace, row=row, col=col)
         fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
         fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col,
@@ -366,7 +378,7 @@ def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,
     trace.marker.update(color=np.round(np.asarray(p, dtype=float), 3), colorscale=P_SCALE,
                         cmin=0.0, cmax=1.0, showscale=True,
                         colorbar={"title": "p", "tickvals": [0, 0.5, 1], "len": 0.8})
-    trace.marker.size = [max(s, 9) for s in trace.marker.size]
+    trace.marker.size = np.maximum(trace.marker.size, 9)
     trace.hovertemplate = "point %{customdata}<br>p = %{marker.color:.3f}<extra></extra>"
     fig = go.Figure(trace)
     fig.update_layout(title=title, height=TEACHING_HEIGHT, plot_bgcolor="white",
