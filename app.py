@@ -10,13 +10,16 @@ import streamlit as st
 st.set_page_config(page_title="S3VM Explorer", page_icon="◆", layout="wide")
 
 PAGES = [
-    st.Page("pages/data.py", title="Data & labels", icon="✏️", default=True),
-    st.Page("pages/watch.py", title="Watch a solver", icon="▶️"),
-    st.Page("pages/continuation.py", title="Continuation (cS3VM)", icon="〰️"),
-    st.Page("pages/annealing.py", title="Deterministic annealing", icon="🌡️"),
-    st.Page("pages/early_stopping.py", title="LapSVM early stopping", icon="⏱️"),
-    st.Page("pages/compare.py", title="Compare solvers", icon="📊"),
-    st.Page("pages/about.py", title="About the solvers", icon="📖"),
+    st.Page(f"app_pages/{file}.py", title=title, icon=f":material/{icon}:", default=file == "data")
+    for file, title, icon in [
+        ("data", "Data & labels", "edit"),
+        ("watch", "Watch a solver", "play_circle"),
+        ("continuation", "Continuation (cS3VM)", "timeline"),
+        ("annealing", "Deterministic annealing", "thermostat"),
+        ("early_stopping", "LapSVM early stopping", "timer"),
+        ("compare", "Compare solvers", "leaderboard"),
+        ("about", "About the solvers", "menu_book"),
+    ]
 ]
 
 st.navigation(PAGES).run()

@@ -10,7 +10,7 @@ from toy_data import DATASETS
 from ui import state
 from ui.widgets import SOLVERS
 
-WATCH = "pages/watch.py"
+WATCH = "app_pages/watch.py"
 
 
 def choose_data_set(at, name):
