@@ -9,13 +9,14 @@ import streamlit as st
 from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, dataset, display_grid
+from ui.comparison import unlabeled_error
 from ui.figures import (
     annealing_curves_figure,
     boundary_multiples_figure,
     effective_loss_figure,
     soft_labels_figure,
 )
-from ui.widgets import start_page
+from ui.widgets import require_both_classes, start_page
 
 GRID = 40
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
@@ -58,13 +59,6 @@ def fixed_temperature_run(data: tuple, labels: tuple, loss: str, lam: float, T: 
     return states[-1], seconds
 
 
-def unlabeled_error(decision) -> float:
-    unlabeled = labels == UNLABELED
-    if not unlabeled.any():
-        return float("nan")
-    return float(np.mean((decision[unlabeled] > 0) != y_true[unlabeled].astype(bool)))
-
-
 start_page()
 st.title("Deterministic annealing")
 st.markdown(
@@ -93,9 +87,7 @@ loss_slot = st.empty()
 
 if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
     loss_slot.plotly_chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), width="stretch")
-    st.error("Label at least one point of each class on the **Data & labels** page: a "
-             "classifier needs an example of both classes before DA can run.")
-    st.stop()
+require_both_classes(labels, "DA")
 
 data, label_key = state.data_description(), tuple(labels.tolist())
 loss, lam = st.session_state[state.DA_LOSS], float(st.session_state[state.DA_LAM])
@@ -153,7 +145,8 @@ with curves:
 cells = st.columns(4)
 cells[0].metric("temperatures", len(ends))
 cells[1].metric("f/p alternations", sum(s.event in ("iter", "stage_end") for s in states))
-cells[2].metric("unlabeled error", f"{100 * unlabeled_error(states[-1].train_decision):.1f} %")
+final_error = unlabeled_error(states[-1].train_decision, labels, y_true)
+cells[2].metric("unlabeled error", f"{100 * final_error:.1f} %")
 cells[3].metric("run time", f"{seconds:.2f} s")
 
 st.subheader("3 · Does the annealing matter? DA against fixed T")
@@ -164,7 +157,8 @@ with st.spinner("Running at fixed temperatures…", show_time=True):
         final, took = fixed_temperature_run(data, label_key, loss, lam, float(T))
         runs.append((f"fixed T = {T:g}", final, took))
 st.dataframe(
-    [{"method": name, "unlabeled error (%)": round(100 * unlabeled_error(s.train_decision), 1),
+    [{"method": name,
+      "unlabeled error (%)": round(100 * unlabeled_error(s.train_decision, labels, y_true), 1),
       "objective E_p J (1)": float(s.extras["expected_cost"]),
       "entropy S(p)": float(s.extras["entropy"]), "time (s)": round(took, 3)}
      for name, s, took in runs],

@@ -7,11 +7,11 @@ import numpy as np
 import streamlit as st
 
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
-from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, dataset, display_grid
+from ui.comparison import unlabeled_error
 from ui.figures import boundary_multiples_figure, landscape_figure, objective_path_figure
-from ui.widgets import start_page
+from ui.widgets import require_both_classes, start_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8
@@ -78,10 +78,7 @@ right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0
                     key=state.CONT_SPAN, help="How far the slice goes past its two ends "
                                               "(in units of the distance between them).")
 
-if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
-    st.error("Label at least one point of each class on the **Data & labels** page: a "
-             "classifier needs an example of both classes before cS3VM can run.")
-    st.stop()
+require_both_classes(labels, "cS3VM")
 
 try:
     with st.spinner("Running cS3VM…", show_time=True):
@@ -91,10 +88,8 @@ except ValueError as error:
     st.error(f"{error}")
     st.stop()
 
-unlabeled = labels == UNLABELED
 final = states[-1]
-error = (float(np.mean((final.train_decision[unlabeled] > 0) != y_true[unlabeled].astype(bool)))
-         if unlabeled.any() else float("nan"))
+error = unlabeled_error(final.train_decision, labels, y_true)
 cells = st.columns(5)
 cells[0].metric("γ0 (convex from here)", f"{model.gamma0_:.3g}")
 cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")

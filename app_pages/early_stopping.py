@@ -10,8 +10,9 @@ from s3vm_core import LapSVM
 from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, dataset, display_grid
+from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.widgets import start_page
+from ui.widgets import require_both_classes, start_page
 
 GRID = 40
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
@@ -73,10 +74,7 @@ right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=
                     help="Unlabeled points whose true labels the validation check (Algorithm 3) "
                          "may see.")
 
-if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
-    st.error("Label at least one point of each class on the **Data & labels** page: a "
-             "classifier needs an example of both classes before LapSVM can run.")
-    st.stop()
+require_both_classes(labels, "LapSVM")
 
 try:
     with st.spinner("Running PCG and Newton…", show_time=True):
@@ -91,12 +89,10 @@ states = [s for s in run["states"] if s.event in ("init", "iter")]
 times = [t for s, t in zip(run["states"], run["times"], strict=True)
          if s.event in ("init", "iter")]
 iterations = np.array([s.iteration for s in states])
-unlabeled = labels == UNLABELED
-truth = y_true[unlabeled].astype(bool)
 
 
 def error_of(decision) -> float:
-    return float(np.mean((decision[unlabeled] > 0) != truth)) if unlabeled.any() else 0.0
+    return unlabeled_error(decision, labels, y_true)
 
 
 errors = np.array([error_of(s.train_decision) for s in states])

@@ -6,8 +6,9 @@ import streamlit as st
 from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, run_solver
+from ui.comparison import unlabeled_error
 from ui.figures import player_figure
-from ui.widgets import SOLVERS, parameter_form, start_page
+from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
 start_page()
 st.title("Watch a solver")
@@ -23,10 +24,7 @@ with form_column, st.form(state.PARAMETER_FORM, border=False):
     params = parameter_form(solver)
     st.form_submit_button("Run", type="primary")
 
-if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
-    st.error("Label at least one point of each class on the **Data & labels** page: a "
-             "classifier needs an example of both classes before any solver can run.")
-    st.stop()
+require_both_classes(labels, "any solver")
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
@@ -58,20 +56,14 @@ if n_states > 1:
 
 shown = run.states[chosen]
 unlabeled = labels == UNLABELED
-
-
-def unlabeled_error(decision) -> float:
-    return float(np.mean((decision[unlabeled] > 0).astype(int) != y_true[unlabeled]))
-
-
 cells = st.columns(5)
 cells[0].metric("step", f"{shown.step} ({shown.event})")
 cells[1].metric("objective", f"{shown.objective:.4g}")
 cells[2].metric("‖gradient‖", f"{shown.grad_norm:.3g}")
-error_now = unlabeled_error(shown.train_decision) if unlabeled.any() else float("nan")
+error_now = unlabeled_error(shown.train_decision, labels, y_true)
 delta = None
 if baseline is not None and unlabeled.any():
-    change = error_now - unlabeled_error(baseline.states[-1].train_decision)
+    change = error_now - unlabeled_error(baseline.states[-1].train_decision, labels, y_true)
     delta = f"{100 * change:+.1f} points vs supervised SVM"
 cells[3].metric("unlabeled error", f"{100 * error_now:.1f} %", delta, delta_color="inverse",
                 help="Against the generator's true labels: did the unlabeled data help?")

@@ -45,6 +45,15 @@ def _make(solver: str, params: dict):
     return make_estimator(solver, params)
 
 
+def unlabeled_error(decision, labels, y_true) -> float:
+    """Fraction of unlabeled points whose predicted class (f > 0 is class 1) is wrong; 0 when
+    every point is labeled."""
+    unlabeled = np.asarray(labels) == UNLABELED
+    if not unlabeled.any():
+        return 0.0
+    return float(np.mean((np.asarray(decision)[unlabeled] > 0) != (y_true[unlabeled] == 1)))
+
+
 def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
             params: dict | None = None, estimator=None) -> dict:
     """Fit ``solver`` on ``(X, labels)`` and score it on the unlabeled points.
@@ -53,7 +62,6 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
     Never raises for a solver failure: a ``ValueError`` is reported in the row's ``"error"``
     (so one failing solver does not stop a comparison); numbers are then ``nan``.
     """
-    unlabeled = labels == UNLABELED
     row = {"solver": solver, "success": False, "unlabeled_error": math.nan,
            "objective": math.nan, "seconds": math.nan, "error": ""}
     try:
@@ -69,10 +77,8 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
     except ValueError as error:
         row["error"] = str(error)
         return row
-    predicted = np.asarray(estimator.predict(X))
-    wrong = predicted[unlabeled] != y_true[unlabeled]
-    row["unlabeled_error"] = float(wrong.mean()) if unlabeled.any() else 0.0
-    row["success"] = bool(not wrong.any())
+    row["unlabeled_error"] = unlabeled_error(estimator.decision_function(X), labels, y_true)
+    row["success"] = bool(row["unlabeled_error"] == 0)
     row["objective"] = float(getattr(estimator, "objective_", math.nan))
     return row
 

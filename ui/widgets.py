@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
+import numpy as np
 import streamlit as st
 
 from ui import state as keys
@@ -203,6 +204,16 @@ def parameter_form(name: str, n_columns: int = 3) -> dict:
                 param.label, key=key, help=param.help, placeholder=param.placeholder or None,
                 **number, **initial)
     return values
+
+
+def require_both_classes(labels, solver: str = "a solver") -> None:
+    """Stop the page with a clear message unless both classes have a labeled point."""
+    from toy_data import UNLABELED
+
+    if not {0, 1} <= set(np.asarray(labels)[np.asarray(labels) != UNLABELED].tolist()):
+        st.error("Label at least one point of each class on the **Data & labels** page: a "
+                 f"classifier needs an example of both classes before {solver} can run.")
+        st.stop()
 
 
 def start_page() -> None:

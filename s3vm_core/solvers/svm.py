@@ -69,21 +69,31 @@ class SVMBaseline(S3VMClassifier):
         return self._kernel(X)
 
     def _iterate(self, problem):
-        y = problem.y[problem.labeled].astype(float)
-        K_labeled = self._K_train[problem.labeled]
-        n_labeled = y.size
-        yield SolverState(
-            stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
-            objective=self.C_ * n_labeled, train_decision=np.zeros(problem.y.size),
-        )
-        svm = SVC(C=self.C_, kernel="precomputed").fit(K_labeled, y)
-        coef = np.zeros(n_labeled)
-        coef[svm.support_] = svm.dual_coef_[0]
-        intercept = float(svm.intercept_[0])
-        decision = self._K_train @ coef + intercept
-        margin_term = 0.5 * coef @ K_labeled @ coef
-        objective = margin_term + self.C_ * hinge(y * decision[problem.labeled]).sum()
-        yield SolverState(
-            stage="fit", event="final", coef=coef, intercept=intercept, objective=objective,
-            train_decision=decision,
-        )
+        return svm_states(self._K_train, problem, self.C_)
+
+
+def svm_states(K_train: np.ndarray, problem, C: float):
+    """The two states of a LIBSVM fit on the labeled points: "init" (f = 0) and "final".
+
+    ``K_train`` is ``k(X_train, X_labeled)``; the coefficients are the signed dual coefficients
+    over the labeled points and the objective is the primal
+    ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))``.
+    """
+    labeled = problem.labeled
+    y = problem.y[labeled].astype(float)
+    K_labeled = K_train[labeled]
+    n_labeled = y.size
+    yield SolverState(
+        stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
+        objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
+    )
+    svm = SVC(C=C, kernel="precomputed").fit(K_labeled, y)
+    coef = np.zeros(n_labeled)
+    coef[svm.support_] = svm.dual_coef_[0]
+    intercept = float(svm.intercept_[0])
+    decision = K_train @ coef + intercept
+    objective = 0.5 * coef @ K_labeled @ coef + C * hinge(y * decision[labeled]).sum()
+    yield SolverState(
+        stage="fit", event="final", coef=coef, intercept=intercept, objective=objective,
+        train_decision=decision,
+    )

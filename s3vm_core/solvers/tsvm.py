@@ -34,6 +34,7 @@ from s3vm_core.kernels import default_C, quantile_sigma
 from s3vm_core.losses import hinge
 from s3vm_core.problem import Problem
 from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
+from s3vm_core.solvers.svm import svm_states
 from s3vm_core.trace import SolverState
 
 #: Width of the unlabeled loss ``L*(t) = exp(-3 t^2)`` of eq. (4); fixed by the paper.
@@ -390,24 +391,7 @@ class GraphKernelSVM(S3VMClassifier):
         return self._graph_kernel(P_new[:, self._labeled])
 
     def _iterate(self, problem):
-        y = problem.y[self._labeled].astype(float)
-        K_labeled = self._K_train[self._labeled]
-        n_labeled = y.size
-        yield SolverState(
-            stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
-            objective=self.C_ * n_labeled, train_decision=np.zeros(problem.y.size),
-        )
-        svm = SVC(C=self.C_, kernel="precomputed").fit(K_labeled, y)
-        coef = np.zeros(n_labeled)
-        coef[svm.support_] = svm.dual_coef_[0]
-        intercept = float(svm.intercept_[0])
-        decision = self._K_train @ coef + intercept
-        losses = hinge(y * decision[self._labeled])
-        objective = 0.5 * coef @ K_labeled @ coef + self.C_ * losses.sum()
-        yield SolverState(
-            stage="fit", event="final", coef=coef, intercept=intercept, objective=objective,
-            train_decision=decision,
-        )
+        return svm_states(self._K_train, problem, self.C_)
 
 
 class LabelSwitchingTSVM(S3VMClassifier):
