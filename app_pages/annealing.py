@@ -8,7 +8,7 @@ import streamlit as st
 
 from toy_data import UNLABELED
 from ui import state
-from ui.caching import current_data, dataset, display_grid
+from ui.caching import current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import (
     annealing_curves_figure,
@@ -44,11 +44,7 @@ def annealing_run(data: tuple, labels: tuple, loss: str, lam: float):
     """DA with Table 1's schedule (T0 = 10, R = 1.5): model, states, seconds, grid features."""
     model, states, seconds = _fit(data, labels, loss=loss, lam=lam)
     X, _, X2 = dataset(*data)
-    grid = None
-    if X.shape[1] == 2:
-        gx, gy = display_grid(X2, GRID)
-        xx, yy = np.meshgrid(gx, gy)
-        grid = (gx, gy, model.features(np.column_stack([xx.ravel(), yy.ravel()])))
+    grid = grid_features(model, X, X2, GRID)
     return model, states, seconds, grid
 
 

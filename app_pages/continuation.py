@@ -8,7 +8,7 @@ import streamlit as st
 
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from ui import state
-from ui.caching import current_data, dataset, display_grid
+from ui.caching import current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import boundary_multiples_figure, landscape_figure, objective_path_figure
 from ui.widgets import require_both_classes, start_page
@@ -28,11 +28,7 @@ def continuation_run(data: tuple, labels: tuple, C: float):
         warnings.simplefilter("ignore")  # a ConvergenceWarning still leaves a usable path
         states = list(model.trace(X, np.asarray(labels)))
     seconds = time.perf_counter() - start
-    grid = None
-    if X.shape[1] == 2:
-        gx, gy = display_grid(X2, GRID)
-        xx, yy = np.meshgrid(gx, gy)
-        grid = (gx, gy, model.features(np.column_stack([xx.ravel(), yy.ravel()])))
+    grid = grid_features(model, X, X2, GRID)
     return model, states, seconds, grid
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 from s3vm_core import LapSVM
 from toy_data import UNLABELED
 from ui import state
-from ui.caching import current_data, dataset, display_grid
+from ui.caching import current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
 from ui.widgets import require_both_classes, start_page
@@ -44,11 +44,7 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int):
         start = time.perf_counter()
         newton_states = list(newton.trace(X, labels))
         newton_seconds = time.perf_counter() - start
-    grid = None
-    if X.shape[1] == 2:
-        gx, gy = display_grid(X2, GRID)
-        xx, yy = np.meshgrid(gx, gy)
-        grid = (gx, gy, pcg.features(np.column_stack([xx.ravel(), yy.ravel()])))
+    grid = grid_features(pcg, X, X2, GRID)
     return {"states": states, "times": times, "stops": dict(pcg.stop_iterations_),
             "stopped_by": pcg.stopped_by_, "newton": newton_states[-1],
             "newton_steps": newton.n_iter_, "newton_seconds": newton_seconds, "grid": grid,

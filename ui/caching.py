@@ -68,6 +68,19 @@ def display_grid(X2: np.ndarray, size: int = GRID_SIZE):
             np.linspace(low[1] - pad[1], high[1] + pad[1], size))
 
 
+def grid_features(estimator, X, X2, size: int = GRID_SIZE):
+    """``(grid_x, grid_y, features)`` of a display grid for 2-D data, else None.
+
+    The features are computed once per fit; every state's decision on the grid is then one
+    matrix-vector product (``decision_on_grid``).
+    """
+    if X.shape[1] != 2:
+        return None
+    grid_x, grid_y = display_grid(X2, size)
+    xx, yy = np.meshgrid(grid_x, grid_y)
+    return grid_x, grid_y, estimator.features(np.column_stack([xx.ravel(), yy.ravel()]))
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
     """Trace ``solver`` on the data set ``data`` with ``labels`` (``-1`` = unlabeled).
@@ -83,10 +96,8 @@ def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
     shown = [states[i] for i in frames]
     point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
     grid_x = grid_y = grid_decisions = None
-    if X.shape[1] == 2:
-        grid_x, grid_y = display_grid(X2)
-        xx, yy = np.meshgrid(grid_x, grid_y)
-        features = estimator.features(np.column_stack([xx.ravel(), yy.ravel()]))
+    if (grid := grid_features(estimator, X, X2)) is not None:
+        grid_x, grid_y, features = grid
         grid_decisions = decision_on_grid(features, shown).astype(np.float32)
         grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
     return Run(states, estimator, seconds, frames, grid_x, grid_y, grid_decisions,
