@@ -7,7 +7,7 @@ from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, run_solver
 from ui.comparison import unlabeled_error
-from ui.figures import player_figure
+from ui.figures import player_figure, soft_labels_figure
 from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
 start_page()
@@ -71,3 +71,11 @@ cells[4].metric("run time", f"{run.seconds:.2f} s", help=f"{n_states} states rec
 scalars = {k: v for k, v in shown.extras.items() if np.ndim(v) == 0}
 if scalars:
     st.caption(" · ".join(f"{k} = {v:.4g}" for k, v in scalars.items()))
+if "p" in shown.extras:
+    st.plotly_chart(
+        soft_labels_figure(X2, labels, shown.extras["p"],
+                           f"soft labels p at step {shown.step} (T = {shown.stage_value:.3g})"),
+        width="stretch")
+    st.caption("Deterministic annealing keeps a probability p of class 1 for every unlabeled "
+               "point. At high T all p sit near the class balance r (yellow); as T falls they "
+               "harden to 0 (vermillion) or 1 (blue). Move the state slider to watch it.")

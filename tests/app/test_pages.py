@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import plotly_specs
+from conftest import plotly_specs, values
 
 from toy_data import DATASETS
 from ui import state
@@ -145,3 +145,24 @@ def test_every_solver_plays_on_the_default_data(app, solver):
     assert spec["data"][0]["type"] == "contour"
     assert 2 <= len(spec["frames"]) <= 60
     assert {m.label for m in at.metric} >= {"objective", "unlabeled error"}
+
+
+def test_annealing_soft_labels_appear_at_the_chosen_state(app):
+    at = app.run()
+    at.switch_page(WATCH).run()
+    solvers = list(SOLVERS)
+    at.selectbox(key=state.SOLVER).select_index(solvers.index("DeterministicAnnealingS3VM")).run()
+    unlabeled = np.array(at.session_state[state.LABELS]) == -1
+
+    def soft_labels_at(step):
+        at.slider(key=state.FRAME).set_value(step).run()
+        specs = plotly_specs(at)
+        assert len(specs) == 2  # the film and the soft labels
+        assert "soft labels p" in specs[1]["layout"]["title"]["text"]
+        return values(specs[1]["data"][0]["marker"]["color"])[unlabeled]
+
+    early = soft_labels_at(1)
+    assert np.all((early > 0.05) & (early < 0.95))  # T = 10: every p near the balance r
+    last = at.slider(key=state.FRAME).max
+    final = soft_labels_at(last)
+    assert np.mean((final < 0.01) | (final > 0.99)) > 0.95  # annealed: hard labels
