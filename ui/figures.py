@@ -85,8 +85,7 @@ def _decision_trace(run, frame: int) -> go.Contour:
     return go.Contour(
         x=run.grid_x, y=run.grid_y, z=np.round(run.grid_decisions[frame], 3),
         colorscale=DECISION_SCALE, zmin=-DECISION_RANGE, zmax=DECISION_RANGE,
-        contours={"coloring": "heatmap", "start": -1, "end": 1, "size": 1,
-                  "showlabels": True, "labelfont": {"size": 10}},
+        contours={"coloring": "heatmap", "start": -1, "end": 1, "size": 1},
         line={"width": 2, "color": "black"}, opacity=0.75, showscale=False,
         hovertemplate="f = %{z:.2f}<extra></extra>", name="f",
     )
