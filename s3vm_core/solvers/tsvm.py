@@ -510,9 +510,11 @@ class LabelSwitchingTSVM(S3VMClassifier):
         c_plus = _JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1)
         retrainings, index, hit_limit = 1, 0, False
         while True:
-            costs[idx_u] = np.where(labels[idx_u] > 0, c_plus, c_minus)
             iteration = 0
             while True:
+                # The cost follows the current putative label, also after a swap (Joachims'
+                # solve_svm_qp with C*_+ for positive and C*_- for negative examples).
+                costs[idx_u] = np.where(labels[idx_u] > 0, c_plus, c_minus)
                 coef, intercept = self._train(labels, costs)
                 retrainings += 1
                 iteration += 1
