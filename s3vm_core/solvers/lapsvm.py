@@ -40,9 +40,11 @@ from s3vm_core.problem import check_finite
 from s3vm_core.stopping import CRITERIA, Progress, make_all_criteria, make_criterion
 from s3vm_core.trace import SolverState
 
-#: PCG has converged when the preconditioned gradient norm, relative to its value at t = 0,
-#: falls below this (only floating-point noise is left to optimize), or the exact line search
-#: returns s* = 0.
+#: PCG has converged when the mixed product sqrt(g_hat^T grad) of §4, relative to its value at
+#: t = 0, falls below this, or the exact line search returns s* = 0. The mixed product, not the
+#: preconditioned gradient norm: with an RBF kernel K is numerically singular and the part of
+#: g_hat in its null space shrinks only at the rate gamma_A, so that norm may never get there
+#: although the objective already equals Newton's (§3.2 discusses the singular K).
 _PCG_CONVERGED = 1e-10
 
 
@@ -445,8 +447,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
             if chosen is not None and chosen.check(progress)[1]:
                 stop, self.stopped_by_ = True, self.stopping
             elif st.step_size == 0.0 or (
-                    progress.grad_norm_preconditioned
-                    <= _PCG_CONVERGED * first.grad_norm_preconditioned):
+                    progress.mixed_product <= _PCG_CONVERGED * first.mixed_product):
                 stop, self.stopped_by_ = True, "converged"
             n_error_vectors = _error_set(st.Kalpha + st.b, pb.y, pb.hinge).sum()
             extras = self._pcg_extras(st, progress, first, previous_objective, flags, recorded,
@@ -539,8 +540,8 @@ _PCG_DOC = """
     stopping : {None, "stability", "validation", "mixed", "grad_norm", \
 "grad_norm_preconditioned", "mixed_product", "objective"}, default=None
         PCG goal condition (``s3vm_core.stopping``). ``None`` runs to convergence: the
-        preconditioned gradient norm falls to 1e-10 of its start, or the exact line search
-        returns s* = 0. "stability" is Algorithm 2 (eta = 1.5 %, theta = sqrt(n)/2),
+        mixed product sqrt(g_hat^T grad) of §4 falls to 1e-10 of its start, or the exact line
+        search returns s* = 0. "stability" is Algorithm 2 (eta = 1.5 %, theta = sqrt(n)/2),
         "validation" Algorithm 3 (eta = 1/|V|) and "mixed" both at once (§4.1); they need
         ``X_val, y_val`` passed to ``fit``/``trace`` for the validation ones. The others are
         the classical conditions of §4 on values normalized by t = 0 (thresholds 1e-8, or 1e-6
