@@ -123,17 +123,26 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     # -- helpers for solvers --------------------------------------------------------------
 
     def _run(self, problem: Problem, every: int):
-        final = None
-        for state in thin(self._iterate(problem), every):
+        iterations, final = 0, None
+
+        def counted(states):
+            nonlocal iterations
+            for state in states:
+                iterations += state.event == "iter"
+                yield state
+
+        for state in thin(counted(self._iterate(problem)), every):
             final = state
             yield state
         self._finish(final)
+        # A solver that needs no iteration (a closed form, all points labeled) still ran once.
+        self.n_iter_ = max(iterations, 1)
 
     def _finish(self, final: SolverState) -> None:
+        """Take the fitted model from the "final" state (``n_iter_``: the "iter" events)."""
         self.coef_ = np.array(final.coef)
         self.intercept_ = final.intercept
         self.objective_ = final.objective
-        self.n_iter_ = final.step + 1
         self.transduction_ = self.classes_[(final.train_decision > 0).astype(int)]
 
     def _fit_kernel(self, X, centers=None) -> None:

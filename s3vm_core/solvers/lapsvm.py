@@ -358,10 +358,6 @@ class _LaplacianKernelMachine(S3VMClassifier):
             return math.nan
         return float(np.mean(np.sign(self._K_val @ alpha + b) != self._y_val))
 
-    def _finish(self, final):
-        super()._finish(final)
-        self.n_iter_ = final.iteration
-
     # -- the direct / Newton solution ---------------------------------------------------------
 
     def _iterate_newton(self, problem, stage: str):
