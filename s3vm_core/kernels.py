@@ -17,9 +17,9 @@ from s3vm_core.problem import check_dense_memory
 
 KERNELS = ("rbf", "linear", "poly")
 
-#: Points used to estimate the default sigma; the median of ~500k pairwise distances is
-#: already stable to a fraction of a percent.
-_SIGMA_SAMPLE = 1000
+#: Points used to estimate the default sigma and C; the median of ~500k pairwise distances and
+#: the feature-space variance are already stable to a fraction of a percent.
+_DEFAULT_SAMPLE = 1000
 
 
 def squared_distances(X, Z) -> np.ndarray:
@@ -77,22 +77,26 @@ def quantile_sigma(distances: np.ndarray, n_classes: int = 2) -> float:
     return float(np.quantile(d, 1.0 / n_classes))
 
 
-def default_sigma(X, n_classes: int = 2, random_state: int = 0) -> float:
-    """The LDS paper's default sigma (section 2.3.2) for Euclidean distances.
+def default_sample(n: int, random_state: int = 0) -> np.ndarray:
+    """Rows on which data-dependent defaults (sigma, C) are estimated: all of them up to 1000,
+    else a fixed random subset of 1000, so the defaults cost O(1) in n."""
+    if n <= _DEFAULT_SAMPLE:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(random_state).choice(n, _DEFAULT_SAMPLE, replace=False))
 
-    For n > 1000 points the median is taken over a fixed random subsample of 1000 points.
-    """
-    n = X.shape[0]
-    if n > _SIGMA_SAMPLE:
-        rows = np.random.default_rng(random_state).choice(n, _SIGMA_SAMPLE, replace=False)
-        X = X[rows]
+
+def default_sigma(X, n_classes: int = 2) -> float:
+    """The LDS paper's default sigma (section 2.3.2) for Euclidean distances, estimated on
+    ``default_sample`` rows."""
+    X = X[default_sample(X.shape[0])]
     return quantile_sigma(np.sqrt(squared_distances(X, X)), n_classes)
 
 
 def default_C(K: np.ndarray) -> float:
     """Default C of the LDS paper, section 2.3.2: the inverse empirical variance in feature space.
 
-    ``s^2 = (1/n) sum_i K_ii - (1/n^2) sum_ij K_ij`` and ``C = 1 / s^2``.
+    ``s^2 = (1/n) sum_i K_ii - (1/n^2) sum_ij K_ij`` and ``C = 1 / s^2``; pass the kernel matrix
+    of the ``default_sample`` rows.
     """
     variance = float(np.mean(np.diag(K)) - np.mean(K))
     if variance <= 0:

@@ -9,12 +9,9 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.kernels import default_C
+from s3vm_core.kernels import default_C, default_sample
 from s3vm_core.losses import hinge
 from s3vm_core.trace import SolverState
-
-#: Points used to estimate the default C; the feature-space variance converges fast.
-_C_SAMPLE = 1000
 
 
 class SVMBaseline(S3VMClassifier):
@@ -61,7 +58,7 @@ class SVMBaseline(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self._fit_kernel(X, centers=X[problem.labeled])
-        sample = X[: _C_SAMPLE]
+        sample = X[default_sample(X.shape[0])]
         self.C_ = default_C(self._kernel(sample, sample)) if self.C is None else float(self.C)
         self._K_train = self._kernel(X)
 

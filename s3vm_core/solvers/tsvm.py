@@ -14,7 +14,6 @@ cS3VM); the graph distances and MDS in ``s3vm_core.graph``.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from numbers import Integral, Real
 
@@ -30,9 +29,8 @@ from s3vm_core.graph import (
     rho_path_distances,
     rho_path_distances_to,
 )
-from s3vm_core.kernels import default_C, quantile_sigma
+from s3vm_core.kernels import default_C, default_sample, quantile_sigma
 from s3vm_core.losses import hinge
-from s3vm_core.problem import Problem
 from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
 from s3vm_core.solvers.svm import svm_states
 from s3vm_core.trace import SolverState
@@ -43,38 +41,14 @@ S_UNLABELED = 3.0
 #: Number of C* stages of Algorithm 1, lines 7–9: ``C* = 2^(i-10) C`` for i = 0..10.
 N_C_STAR_STAGES = 11
 
-#: Points used to estimate the default C (§2.3.2); the feature-space variance converges fast.
-_C_SAMPLE = 1000
-
 #: Joachims' starting value of C*_- (SVMlight's TSVM, his Figure 2).
 _JOACHIMS_C_STAR_START = 1e-5
 
 
-def _check_C(C) -> None:
-    # Interval constraints already refuse C <= 0; this guards direct use of the helpers.
-    if C is not None and not C > 0:
-        raise ValueError(f"C must be a positive number (or None for the default); got {C!r}.")
-
-
-def _sample_default_C(kernel_of) -> float:
-    """§2.3.2 default ``C = 1 / s^2`` from the kernel matrix of (at most) the first 1000 points."""
-    return default_C(kernel_of(slice(0, _C_SAMPLE)))
-
-
-def _primal_map(X, problem, **kwargs) -> PrimalMap:
-    """``PrimalMap.fit``, also when every point is labeled.
-
-    Work-around: ``kernels.UnlabeledCentering.transform`` fails on a non-linear kernel without
-    unlabeled points (its scalar row mean has no axis). With nothing to balance, centre on the
-    mean of all points instead and keep the bias at the mean label.
-    """
-    if problem.n_unlabeled or kwargs["kernel"] == "linear":
-        return PrimalMap.fit(X, problem, **kwargs)
-    all_unlabeled = Problem(X=problem.X, y=np.zeros_like(problem.y), classes=problem.classes)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of no labels, replaced below
-        pmap = PrimalMap.fit(X, all_unlabeled, **kwargs)
-    return dataclasses.replace(pmap, bias=float(problem.y.mean()))
+def _sample_default_C(kernel_of, n: int) -> float:
+    """§2.3.2 default ``C = 1 / s^2`` from the kernel matrix ``kernel_of(rows)`` of the
+    ``kernels.default_sample`` rows."""
+    return default_C(kernel_of(default_sample(n)))
 
 
 def _stage_objective(w, Z, y, C, C_star, bias):
@@ -164,17 +138,16 @@ class GradientTSVM(S3VMClassifier):
     # -- setup: the representation, then the primal map ----------------------------------
 
     def _setup(self, problem):
-        _check_C(self.C)
         X = problem.X
         self._fit_kernel(X)
         if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: self._kernel(X[rows], X[rows]))
+            self.C_ = _sample_default_C(lambda rows: self._kernel(X[rows], X[rows]), len(X))
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
-        self.map_ = _primal_map(X, problem, kernel=self.kernel, sigma_=self.sigma_,
-                                degree=self.degree, coef0=self.coef0,
-                                n_components=self.n_components)
+        self.map_ = PrimalMap.fit(X, problem, kernel=self.kernel, sigma_=self.sigma_,
+                                  degree=self.degree, coef0=self.coef0,
+                                  n_components=self.n_components)
 
     def _features(self, X):
         return self.map_.transform(X)
@@ -301,7 +274,6 @@ class LDS(GradientTSVM):
         self.tol = tol
 
     def _setup(self, problem):
-        _check_C(self.C)
         X = problem.X
         self.X_fit_ = X
         self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
@@ -309,7 +281,7 @@ class LDS(GradientTSVM):
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
         if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: E[rows] @ E[rows].T)
+            self.C_ = _sample_default_C(lambda rows: E[rows] @ E[rows].T, len(E))
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
@@ -371,14 +343,16 @@ class GraphKernelSVM(S3VMClassifier):
         self.n_neighbors = n_neighbors
 
     def _setup(self, problem):
-        _check_C(self.C)
         X = problem.X
         self.X_fit_ = X
         P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
         self.path_distances_ = P
         self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
         K = self._graph_kernel(P)
-        self.C_ = default_C(K[:_C_SAMPLE, :_C_SAMPLE]) if self.C is None else float(self.C)
+        if self.C is None:
+            self.C_ = _sample_default_C(lambda rows: K[np.ix_(rows, rows)], len(K))
+        else:
+            self.C_ = float(self.C)
         self._labeled = problem.labeled
         self._K_train = K[:, self._labeled]
 
@@ -452,11 +426,13 @@ class LabelSwitchingTSVM(S3VMClassifier):
         self.max_iter = max_iter
 
     def _setup(self, problem):
-        _check_C(self.C)
         X = problem.X
         self._fit_kernel(X)
         self._K = self._kernel(X)
-        self.C_ = default_C(self._K[:_C_SAMPLE, :_C_SAMPLE]) if self.C is None else float(self.C)
+        if self.C is None:
+            self.C_ = _sample_default_C(lambda rows: self._K[np.ix_(rows, rows)], len(X))
+        else:
+            self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
 
     def _features(self, X):
