@@ -26,7 +26,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-from scipy.optimize import minimize
 from scipy.sparse.linalg import eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -42,7 +41,7 @@ from s3vm_core.losses import (
     gaussian_smoothed_symmetric_exp,
     gaussian_smoothed_symmetric_exp_grad,
 )
-from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
+from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
 from s3vm_core.trace import SolverState
 
 SMOOTHED_LOSSES = {
@@ -172,33 +171,6 @@ def _leading_eigenpair(B: np.ndarray) -> tuple[float, np.ndarray]:
     v = B.T @ u if m <= p else u
     norm = np.linalg.norm(v)
     return max(lam, 0.0), (v / norm if norm > 0 else np.eye(p)[0])
-
-
-class _Memo:
-    """Remember the last evaluation so a minimizer callback gets value and gradient for free."""
-
-    def __init__(self, fun):
-        self.fun = fun
-        self.x = None
-
-    def __call__(self, x):
-        self.value, self.grad = self.fun(x)
-        self.x = np.array(x, copy=True)
-        return self.value, self.grad
-
-    def recorder(self, path):
-        """A minimizer callback appending ``(x, value, grad)`` of each iterate to ``path``."""
-
-        def record(x):
-            x = np.array(x, copy=True)  # L-BFGS-B reuses its buffer
-            path.append((x, *self.at(x)))
-
-        return record
-
-    def at(self, x):
-        if self.x is None or not np.array_equal(x, self.x):
-            self(x)
-        return self.value, self.grad
 
 
 class ContinuationS3VM(S3VMClassifier):
@@ -377,21 +349,19 @@ class ContinuationS3VM(S3VMClassifier):
         # Algorithm 1 ends its sequence with gamma_p = 0: after the 11 steps of §3.2 a last
         # local minimization of the original objective (2) itself, from the gamma_end minimizer.
         for k, gamma in enumerate([*gammas, 0.0]):
-            memo = _Memo(self._objective(gamma if gamma > 0 else None))
-            path = []
-            result = minimize(memo, w, jac=True, method="L-BFGS-B", callback=memo.recorder(path),
-                              options={"maxiter": self.max_iter, "gtol": self.tol})
-            for it, (x, value, grad) in enumerate(path, start=1):
+            objective = self._objective(gamma if gamma > 0 else None)
+            path, w, hit_limit = lbfgs_path(objective, w, max_iter=self.max_iter, tol=self.tol)
+            for it, (x, (value, grad)) in enumerate(path, start=1):
                 yield self._state(x, value, grad, event="iter", stage_index=k,
                                   stage_value=gamma, iteration=it)
-            if result.nit >= self.max_iter:
+            if hit_limit:
                 warnings.warn(
                     f"cS3VM stopped at max_iter={self.max_iter} L-BFGS iterations for "
                     f"gamma={gamma:.3g} (stage {k}) before converging; increase max_iter.",
                     ConvergenceWarning, stacklevel=3,
                 )
-            w = np.array(result.x, copy=True)
-            yield self._state(w, *memo.at(w), event="stage_end", stage_index=k,
-                              stage_value=gamma, iteration=len(path))
-        yield self._state(w, *memo.at(w), event="final", stage_index=k, stage_value=0.0,
+            end = objective(w)
+            yield self._state(w, *end, event="stage_end", stage_index=k, stage_value=gamma,
+                              iteration=len(path))
+        yield self._state(w, *end, event="final", stage_index=k, stage_value=0.0,
                           iteration=len(path))

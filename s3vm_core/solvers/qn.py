@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
@@ -33,6 +32,7 @@ from s3vm_core.losses import (
     symmetric_exp,
     symmetric_exp_grad,
 )
+from s3vm_core.solvers.primal import lbfgs_path
 from s3vm_core.trace import SolverState
 
 # -- the three hypothesis spaces (§3.3) -----------------------------------------------------
@@ -327,16 +327,17 @@ class QNS3VM(S3VMClassifier):
         hit_limit = []
         for index, alpha in enumerate(schedule):
             objective = self._surrogate(problem, alpha * float(self.lam_u))
-            evaluations, result = _lbfgs(objective, c, self.m, self.max_iter, self.tol)
-            for k, ev in enumerate(evaluations, start=1):
+            path, c, stopped_early = lbfgs_path(
+                objective, c, max_iter=self.max_iter, tol=self.tol, memory=self.m,
+                split=lambda ev: (ev.value, ev.grad))
+            for k, (_, ev) in enumerate(path, start=1):
                 yield self._state(ev, event="iter", stage_index=index, stage_value=alpha,
                                   iteration=k)
-            c = result.x
             ev = objective(c)
-            if result.status == 1:
+            if stopped_early:
                 hit_limit.append(alpha)
             yield self._state(ev, event="stage_end", stage_index=index, stage_value=alpha,
-                              iteration=len(evaluations))
+                              iteration=len(path))
         if hit_limit:
             warnings.warn(
                 f"L-BFGS reached max_iter={self.max_iter} iterations in the stage(s) alpha = "
@@ -344,7 +345,7 @@ class QNS3VM(S3VMClassifier):
                 "or tol.", ConvergenceWarning, stacklevel=3,
             )
         yield self._state(ev, event="final", stage_index=len(schedule) - 1,
-                          stage_value=schedule[-1], iteration=len(evaluations))
+                          stage_value=schedule[-1], iteration=len(path))
 
 
 def _check_alphas(alphas) -> list[float]:
@@ -363,26 +364,3 @@ def _check_alphas(alphas) -> list[float]:
     return values.tolist()
 
 
-def _lbfgs(objective: _Surrogate, c0, m, max_iter, tol):
-    """One L-BFGS-B run (§3.2-3.3.1); returns the evaluation at every accepted iterate."""
-    last: list[_Evaluation] = []
-    accepted: list[_Evaluation] = []
-
-    def fun(x):
-        ev = objective(x)
-        last[:] = [ev]
-        return ev.value, ev.grad
-
-    def callback(intermediate_result):
-        # scipy reuses x's buffer: compare against (and keep) our own copies.
-        x = intermediate_result.x
-        if last and np.array_equal(last[0].x, x):
-            accepted.append(last[0])
-        else:
-            accepted.append(objective(np.array(x, copy=True)))
-
-    result = minimize(
-        fun, np.array(c0, dtype=float), jac=True, method="L-BFGS-B", callback=callback,
-        options={"maxcor": int(m), "maxiter": int(max_iter), "gtol": float(tol)},
-    )
-    return accepted, result

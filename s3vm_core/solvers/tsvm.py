@@ -18,7 +18,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval
@@ -31,7 +30,7 @@ from s3vm_core.graph import (
 )
 from s3vm_core.kernels import default_C, default_sample, quantile_sigma
 from s3vm_core.losses import hinge
-from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
+from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
 from s3vm_core.solvers.svm import svm_states
 from s3vm_core.trace import SolverState
 
@@ -49,11 +48,6 @@ def _sample_default_C(kernel_of, n: int) -> float:
     """§2.3.2 default ``C = 1 / s^2`` from the kernel matrix ``kernel_of(rows)`` of the
     ``kernels.default_sample`` rows."""
     return default_C(kernel_of(default_sample(n)))
-
-
-def _stage_objective(w, Z, y, C, C_star, bias):
-    """Objective (4) at one C* stage, in the positional form scipy.optimize.minimize calls."""
-    return s3vm_objective(w, Z, y, C=C, C_star=C_star, s=S_UNLABELED, bias=bias)
 
 
 class GradientTSVM(S3VMClassifier):
@@ -159,9 +153,12 @@ class GradientTSVM(S3VMClassifier):
         y = problem.y.astype(float)
         schedule = self.C_star_ * 2.0 ** (np.arange(N_C_STAR_STAGES) - (N_C_STAR_STAGES - 1))
 
-        def state(w, index, c_star, iteration, event):
-            value, grad = s3vm_objective(w, Z, y, C=self.C_, C_star=c_star, s=S_UNLABELED,
-                                         bias=bias)
+        def evaluate(c_star):
+            return lambda w: s3vm_objective(w, Z, y, C=self.C_, C_star=c_star, s=S_UNLABELED,
+                                            bias=bias)
+
+        def state(w, value_grad, index, c_star, iteration, event):
+            value, grad = value_grad
             return SolverState(
                 stage="C_star", stage_index=index, stage_value=c_star, iteration=iteration,
                 event=event, coef=w, intercept=bias, objective=value,
@@ -170,30 +167,23 @@ class GradientTSVM(S3VMClassifier):
             )
 
         w = np.zeros(Z.shape[1])
-        yield state(w, 0, schedule[0], 0, "init")
+        yield state(w, evaluate(schedule[0])(w), 0, schedule[0], 0, "init")
         unconverged = []
         for index, c_star in enumerate(schedule):
-            iterates = []
-            result = minimize(
-                _stage_objective, w, jac=True, method="L-BFGS-B",
-                args=(Z, y, self.C_, c_star, bias),
-                # scipy reuses its iterate buffer: the callback keeps a copy.
-                callback=lambda xk, store=iterates: store.append(np.array(xk, copy=True)),
-                options={"maxiter": self.max_iter, "gtol": self.tol},
-            )
-            for iteration, w_k in enumerate(iterates, start=1):
-                yield state(w_k, index, c_star, iteration, "iter")
-            w = np.array(result.x, copy=True)
-            if result.nit >= self.max_iter and not result.success:
+            path, w, hit_limit = lbfgs_path(evaluate(c_star), w, max_iter=self.max_iter,
+                                            tol=self.tol)
+            for iteration, (w_k, value_grad) in enumerate(path, start=1):
+                yield state(w_k, value_grad, index, c_star, iteration, "iter")
+            if hit_limit:
                 unconverged.append(c_star)
-            yield state(w, index, c_star, len(iterates), "stage_end")
+            yield state(w, evaluate(c_star)(w), index, c_star, len(path), "stage_end")
         if unconverged:
             warnings.warn(
                 f"L-BFGS hit max_iter={self.max_iter} in {len(unconverged)} of the "
                 f"{N_C_STAR_STAGES} C* stages; increase max_iter or tol.",
                 ConvergenceWarning, stacklevel=3,
             )
-        yield state(w, N_C_STAR_STAGES - 1, schedule[-1], 0, "final")
+        yield state(w, evaluate(schedule[-1])(w), N_C_STAR_STAGES - 1, schedule[-1], 0, "final")
 
 
 #: Constraints of the rho-path graph (LDS paper §2.1): rho in [0, inf], k-NN or full graph.
