@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import plotly_specs, values
+from page_helpers import plotly_specs, values
 
 from toy_data import DATASETS
 from ui import state

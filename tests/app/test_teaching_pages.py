@@ -4,7 +4,7 @@ import base64
 
 import numpy as np
 import pytest
-from conftest import plotly_specs
+from page_helpers import plotly_specs
 
 from ui import state
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import metric, point_position, screenshot
+from browser_helpers import metric, point_position, screenshot
 
 from toy_data import pick_labeled, two_moons
 

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from conftest import metric, screenshot
+from browser_helpers import metric, screenshot
 
 from toy_data import pick_labeled, two_moons
 

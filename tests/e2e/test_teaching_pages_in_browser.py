@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from conftest import screenshot
+from browser_helpers import screenshot
 
 pytestmark = pytest.mark.e2e
 
