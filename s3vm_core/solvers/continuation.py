@@ -147,6 +147,8 @@ def smoothed_objective_along_line(model, coef, direction=None, ts=None, gamma: f
     norms = model._norms
     scale = math.sqrt(gamma) * norms
     loss_fn = SMOOTHED_LOSSES[model.loss][0]
+    # smoothed_objective at every w + t d at once (one matrix product instead of a loop over
+    # t); tests/s3vm_core/test_continuation.py checks the two agree.
     f = (Z @ w + pm.bias)[None, :] + ts[:, None] * (Z @ d)[None, :]
     labeled = y != 0
     margin = y[labeled] * f[:, labeled]
