@@ -6,7 +6,7 @@ import streamlit as st
 from toy_data import UNLABELED, pick_labeled
 from ui import state
 from ui.caching import current_data
-from ui.figures import CLASS_COLORS, labeling_figure
+from ui.figures import labeling_figure
 from ui.widgets import start_page
 
 BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
@@ -53,9 +53,10 @@ st.plotly_chart(
     config={"displaylogo": False},
 )
 st.caption(
-    f"Large shapes are labeled points (◆ class 0 in {CLASS_COLORS[0]}, ■ class 1 in "
-    f"{CLASS_COLORS[1]}); small grey circles are unlabeled. Semi-supervised SVMs use both: the "
-    "boundary should pass through low-density gaps between the unlabeled points."
+    "Large shapes are labeled points (◆ class 0 in vermillion, ■ class 1 in blue); small grey "
+    "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
+    "pick the box or lasso tool in the chart's toolbar. Semi-supervised SVMs use the unlabeled "
+    "points too: the boundary should pass through the low-density gaps between them."
 )
 
 left, middle, right = st.columns([2, 2, 2])
