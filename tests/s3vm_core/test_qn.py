@@ -64,15 +64,17 @@ def _sparse_data(n=120, d=300, density=0.05, seed=0):
 
 
 def _gaussian2c_split(seed):
-    """The paper's Gaussian2C protocol (§4.1.2): first half train, second half test, l = 25."""
-    from toy_data import gaussian_2c
+    """The paper's Gaussian2C protocol (§4.1.2): first half train, second half test, l = 24.
+
+    The labels are drawn per class (12 + 12): the paper hands the class ratio to its competitor
+    (§4.1.4, UniverSVM's -w), and the balancing of §2.2 takes it from the labeled points, so an
+    unbalanced draw of 25 would tell the method a wrong ratio.
+    """
+    from toy_data import gaussian_2c, pick_labeled
 
     X, y = gaussian_2c(n_samples=500, n_features=500, random_state=seed)
     X_train, y_train, X_test, y_test = X[:250], y[:250], X[250:], y[250:]
-    labeled = np.random.default_rng(seed).choice(250, 25, replace=False)
-    labels = np.full(250, -1)
-    labels[labeled] = y_train[labeled]
-    return X_train, labels, X_test, y_test
+    return X_train, pick_labeled(y_train, 12, random_state=seed), X_test, y_test
 
 
 # -- the loss and the gradient (6) -------------------------------------------------------
@@ -188,21 +190,22 @@ def test_two_moons_with_a_handful_of_labels():
 
 
 def test_gaussian2c_linear_kernel_beats_the_supervised_svm():
-    """Table 1, Gaussian2C, l = 25, u = 225, t = 250, d = 500, linear kernel.
+    """Table 1, Gaussian2C, l = 25 (here 24), u = 225, t = 250, d = 500, linear kernel.
 
-    The paper reports 0.5-2.1% for QN-S3VM (with lambda, lambda' tuned per split) and 13% for
-    LIBSVM. Here (lambda, lambda') = (2^-6, 100) is fixed from the paper's grid (§4.1.3) for
-    all splits; it reaches about 5%, see the report in ``benchmarks/bench_qn.py``.
+    The paper reports 0.5% (non-realistic) to 1.8% (realistic) for QN-S3VM and 13.0% for
+    LIBSVM. (lambda, lambda') = (4, 1) is the point of the paper's grid (§4.1.3) that
+    ``benchmarks.reproduce_qn_table1`` selects (2.4% over its 10 draws); on these 5 splits it
+    reaches 3.3%, short of the paper. The supervised SVM matches the paper's 13-14%.
     """
     qn_errors, svm_errors = [], []
     for seed in range(5):
         X_train, labels, X_test, y_test = _gaussian2c_split(seed)
-        qn = QNS3VM(kernel="linear", lam=2**-6, lam_u=100.0).fit(X_train, labels)
+        qn = QNS3VM(kernel="linear", lam=4.0, lam_u=1.0).fit(X_train, labels)
         qn_errors.append(np.mean(qn.predict(X_test) != y_test))
         svm = SVMBaseline(kernel="linear").fit(X_train, labels)
         svm_errors.append(np.mean(svm.predict(X_test) != y_test))
-    assert np.mean(qn_errors) <= 0.06
-    assert np.mean(svm_errors) > 0.08
+    assert np.mean(qn_errors) <= 0.04
+    assert 0.10 < np.mean(svm_errors) < 0.18
 
 
 # -- the trace contract ------------------------------------------------------------------
