@@ -170,7 +170,7 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
             "yanchor": "top", "showactive": False,
             "buttons": [
                 {"label": "▶ Play", "method": "animate",
-                 "args": [None, {"frame": {"duration": 80, "redraw": True},
+                 "args": [None, {"frame": {"duration": 50, "redraw": True},
                                  "fromcurrent": True, "transition": {"duration": 0}}]},
                 {"label": "❚❚ Pause", "method": "animate",
                  "args": [[None], {"mode": "immediate", "frame": {"duration": 0,
