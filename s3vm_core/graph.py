@@ -7,6 +7,25 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def check_n_neighbors(n_neighbors: int, n: int) -> None:
+    """Refuse a k-NN graph that cannot be built: each point needs k other points."""
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} but there are only {n} points: each point needs "
+            f"n_neighbors other points to connect to. Use 1 <= n_neighbors <= {n - 1}."
+        )
+
+
+def knn_distance_graph(X, n_neighbors: int) -> sp.csr_matrix:
+    """Symmetric k-NN graph weighted by Euclidean distances: i ~ j when either is among the
+    other's ``n_neighbors`` nearest neighbours (LapSVM paper §2; LDS paper §2.1, footnote 1)."""
+    from sklearn.neighbors import kneighbors_graph
+
+    check_n_neighbors(n_neighbors, X.shape[0])
+    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
+    return G.maximum(G.T).tocsr()
+
+
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
                   graph_sigma: float | None = None) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
@@ -24,26 +43,16 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     weights : {"gaussian", "binary"}
     graph_sigma : float or None
         Width of the Gaussian weights; ``None`` takes the mean distance of the points to their
-        ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2).
+        ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2) — this
+        project's default: the paper tunes the width per data set.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n, n), symmetric, zero diagonal.
     """
-    from sklearn.neighbors import NearestNeighbors
-
-    n = X.shape[0]
-    if not 1 <= n_neighbors < n:
-        raise ValueError(
-            f"n_neighbors={n_neighbors} but there are only {n} points: each point needs "
-            f"n_neighbors other points to connect to. Use 1 <= n_neighbors <= {n - 1}."
-        )
     if weights not in ("gaussian", "binary"):
         raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
-    distances = NearestNeighbors(n_neighbors=n_neighbors).fit(X).kneighbors_graph(
-        mode="distance"
-    )
-    distances = distances.maximum(distances.T).tocsr()  # i ~ j if either is a neighbour
+    distances = knn_distance_graph(X, n_neighbors)
     W = distances.copy()
     if weights == "binary":
         W.data = np.ones_like(W.data)
@@ -117,20 +126,6 @@ def _check_rho(rho) -> float:
     return rho
 
 
-def _neighbor_graph(X, n_neighbors: int):
-    """Symmetric k-NN graph weighted by Euclidean distances (LDS paper §2.1, footnote 1)."""
-    from sklearn.neighbors import kneighbors_graph
-
-    n = X.shape[0]
-    if not 1 <= n_neighbors < n:
-        raise ValueError(
-            f"n_neighbors must be between 1 and n - 1 = {n - 1} for {n} points; got "
-            f"{n_neighbors}. Use n_neighbors=None for the fully connected graph of the paper."
-        )
-    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
-    return G.maximum(G.T).tocsr()
-
-
 def _check_connected(G) -> None:
     from scipy.sparse.csgraph import connected_components
 
@@ -154,7 +149,7 @@ def _minimax_distances(X, n_neighbors: int | None) -> np.ndarray:
     if n_neighbors is None:
         d = euclidean_distances(X)
     else:
-        G = _neighbor_graph(X, n_neighbors)
+        G = knn_distance_graph(X, n_neighbors)
         _check_connected(G)
         # Non-edges get a length no spanning tree of the connected graph will use.
         big = 2.0 * float(G.data.max(initial=0.0)) + 1.0
@@ -207,7 +202,7 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.n
         np.fill_diagonal(d, 0.0)
         G = None
     else:
-        G = _neighbor_graph(X, n_neighbors)
+        G = knn_distance_graph(X, n_neighbors)
         _check_connected(G)
         if rho == 0.0:
             return shortest_path(G, method="D", directed=False)
