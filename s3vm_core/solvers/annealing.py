@@ -248,13 +248,17 @@ def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=_NEWTON_MAX_IT
     return alpha, max_iter
 
 
-def weighted_svm(K, lam, c_plus, c_minus):
+def weighted_svm(K, lam, c_plus, c_minus, cache=None):
     """The f-step for the hinge: a weighted SVM on copies of the points (§3.1, DA(l1)).
 
     Each point appears with label +1 and weight ``c_plus`` and with label -1 and weight
     ``c_minus`` (copies of zero weight are left out; an unlabeled point appears twice).
     Dividing (4) by ``lam`` gives LIBSVM's ``1/2 ||f||^2 + sum_e C_e xi_e`` with
     ``C_e = c_e / lam``. LIBSVM adds an unregularized bias. Returns ``(alpha, intercept)``.
+
+    ``cache`` (a dict kept across the alternations of one fit) keeps the kernel matrix of the
+    copies: it changes only when a weight becomes exactly 0, and building it (2n x 2n) would
+    otherwise cost as much as the SVM solve.
     """
     n = K.shape[0]
     points = np.r_[np.arange(n), np.arange(n)]
@@ -262,10 +266,13 @@ def weighted_svm(K, lam, c_plus, c_minus):
     weights = np.r_[c_plus, c_minus] / lam
     keep = weights > 0
     points, labels, weights = points[keep], labels[keep], weights[keep]
+    cache = {} if cache is None else cache
+    if "keep" not in cache or not np.array_equal(cache["keep"], keep):
+        cache["keep"], cache["K"] = keep, K[np.ix_(points, points)]
     svm = SVC(C=1.0, kernel="precomputed", tol=_SVC_TOL)
     # the inputs are ours and already checked: skip scikit-learn's per-call validation
     with config_context(assume_finite=True, skip_parameter_validation=True):
-        svm.fit(K[np.ix_(points, points)], labels, sample_weight=weights)
+        svm.fit(cache["K"], labels, sample_weight=weights)
     alpha = np.bincount(points[svm.support_], weights=svm.dual_coef_[0], minlength=n)
     return alpha, float(svm.intercept_[0])
 
@@ -390,6 +397,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             check_dense_memory(n + n_unlabeled, n + n_unlabeled, "doubled kernel matrix")
         self._fit_kernel(X)
         self._K = self._kernel(X)
+        self._copies_cache = {}  # the weighted SVM's kernel of point copies, see weighted_svm
         if self.loss == "squared":
             # eq. (7): G + lam C with C = diag(l on labeled, u / lam_u on unlabeled), once per fit
             c = np.where(problem.labeled, problem.n_labeled, n_unlabeled / self.lam_u)
@@ -435,6 +443,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         self.p_ = np.array(best.extras["p"])
         self.T_ = best.stage_value
         self.nu_ = best.extras["nu"]
+        self._copies_cache.clear()  # up to (2n)^2 floats: not part of the fitted model
         yield SolverState(
             stage="T", stage_index=best.stage_index, stage_value=best.stage_value,
             iteration=best.iteration, event="final", coef=best.coef,
@@ -477,7 +486,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         if self.loss == "squared_hinge":
             alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
             return alpha, 0.0
-        return weighted_svm(self._K, self.lam, c_plus, c_minus)
+        return weighted_svm(self._K, self.lam, c_plus, c_minus, self._copies_cache)
 
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)
