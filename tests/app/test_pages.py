@@ -166,3 +166,26 @@ def test_annealing_soft_labels_appear_at_the_chosen_state(app):
     last = at.slider(key=state.FRAME).max
     final = soft_labels_at(last)
     assert np.mean((final < 0.01) | (final > 0.99)) > 0.95  # annealed: hard labels
+
+
+def test_parameter_form_runs_with_the_new_value_and_the_baseline_toggles(app):
+    at = app.run()
+    at.switch_page(WATCH).run()
+    first = plotly_specs(at)[0]
+    at.number_input(key=state.solver_param_key("SVMBaseline", "sigma")).set_value(0.2)
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and not at.error
+    second = plotly_specs(at)[0]
+    assert first["data"][0]["z"] != second["data"][0]["z"]  # a narrower kernel, a new film
+    at.toggle(key=state.SHOW_BASELINE).set_value(False).run()
+    assert not any(t.get("name") == "supervised SVM" for t in plotly_specs(at)[0]["data"])
+    assert "vs supervised" not in str([m.proto for m in at.metric])
+
+
+def test_noise_and_size_regenerate_the_data(app):
+    at = app.run()
+    at.sidebar.slider(key=state.NOISE).set_value(0.3).run()
+    at.sidebar.number_input(key=state.N_SAMPLES).set_value(120).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["unlabeled"] == "118"
+    assert len(at.session_state[state.LABELS]) == 120
