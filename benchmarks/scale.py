@@ -6,8 +6,8 @@ registers its allocations there), and a profiled fit splits the time into the sh
 kernel-matrix products (``s3vm_core.kernels.kernel_matrix`` and its helpers, BLAS-bound
 ``X @ Z.T``) and in dense linear algebra (eigendecompositions, factorizations, solves: the
 ``numpy.linalg`` / ``scipy.linalg`` / LIBSVM calls). The growth exponent is the slope of
-log(time) against log(n) (least squares). A solver stops growing n once one fit takes longer
-than ``--max-seconds``; n stops where the n x n kernel would not fit comfortably in memory.
+log(time) against log(n) (least squares). A solver stops growing n once its next fit,
+extrapolated with the growth measured so far, would take longer than ``--max-seconds``.
 Measurements run one after another (never in parallel: they are timings).
 
 Run ``python -m benchmarks.scale [--quick] [--sizes 250 500 1000 2000 4000 8000]``.
@@ -125,14 +125,24 @@ def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True):
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     bar = tqdm(total=len(sizes) * len(solvers), disable=not progress, desc="scale", unit="fit")
-    with threadpool_limits(1):
+    # Rows are appended as they are measured, so an interrupted run keeps what it measured.
+    with threadpool_limits(1), (out / "results.jsonl").open("w") as log:
         for name in solvers:
-            for n in sizes:
+            mine = []
+            for k, n in enumerate(sizes):
                 row = measure(name, SOLVERS[name], n, repeats)
                 rows.append(row)
+                mine.append(row)
+                log.write(json.dumps(row) + "\n")
+                log.flush()
                 bar.update()
-                if row["seconds"] > max_seconds:
-                    bar.update(len(sizes) - sizes.index(n) - 1)
+                # Stop growing n once the next fit, extrapolated with the growth measured so
+                # far (cubic before there are two sizes), would exceed max_seconds.
+                exponent = growth_exponent(mine) if len(mine) > 1 else 3.0
+                following = sizes[k + 1] if k + 1 < len(sizes) else None
+                if following is not None and (
+                        row["seconds"] * (following / n) ** max(exponent, 1.0) > max_seconds):
+                    bar.update(len(sizes) - k - 1)
                     break
     bar.close()
     (out / "results.json").write_text(json.dumps(rows, indent=1))
