@@ -30,10 +30,10 @@ def test_clicking_a_point_labels_it_and_the_boundary_appears(server, page):
     page.mouse.click(x, y_pos)
     wait_for_metric(page, "class 1 labeled", "2")
     assert metric(page, "unlabeled") == "197"
-    # The clicked point is now drawn as a labeled square.
-    symbol = page.evaluate(
-        "i => document.querySelector('.js-plotly-plot')._fullData[0].marker.symbol[i]", target)
-    assert symbol == "square"
+    # The clicked point is now drawn as a labeled square (the chart may redraw after the counts).
+    page.wait_for_function(
+        "i => document.querySelector('.js-plotly-plot')._fullData[0].marker.symbol[i] === "
+        "'square'", arg=target, timeout=15_000)
     screenshot(page, "data-page-after-click")
 
     page.get_by_role("link", name="Watch a solver").click()
