@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from s3vm_core import decision_on_grid
 from toy_data import make_dataset, project_2d
@@ -90,7 +91,10 @@ def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
     X, _, X2 = dataset(*data)
     estimator = make_estimator(solver, dict(params))
     start = time.perf_counter()
-    states = list(estimator.trace(X, np.asarray(labels)))
+    # One BLAS thread: the app's matrices are small, and the browser drawing the last film
+    # shares the cores; threaded BLAS then spends its time waiting for them.
+    with threadpool_limits(limits=1):
+        states = list(estimator.trace(X, np.asarray(labels)))
     seconds = time.perf_counter() - start
     frames = pick_frames(states)
     shown = [states[i] for i in frames]
