@@ -8,7 +8,7 @@ import streamlit as st
 
 from toy_data import UNLABELED
 from ui import state
-from ui.caching import current_data, dataset, grid_features
+from ui.caching import boundary_panel, current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import (
     annealing_curves_figure,
@@ -160,13 +160,7 @@ st.dataframe(
      for name, s, took in runs],
     hide_index=True, width="stretch",
 )
-panels = []
-for name, s, _ in runs:
-    decision = None
-    if grid is not None:
-        gx, gy, features = grid
-        decision = (features @ s.coef + s.intercept).reshape(len(gy), len(gx))
-    panels.append((name, decision, s.train_decision))
+panels = [boundary_panel(name, s, grid) for name, s, _ in runs]
 st.plotly_chart(boundary_multiples_figure(panels, X2, labels,
                                           *(grid[:2] if grid else (None, None))),
                 width="stretch", config={"displaylogo": False})

@@ -8,7 +8,7 @@ import streamlit as st
 
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from ui import state
-from ui.caching import current_data, dataset, grid_features
+from ui.caching import boundary_panel, current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import boundary_multiples_figure, landscape_figure, objective_path_figure
 from ui.widgets import require_both_classes, start_page
@@ -113,11 +113,7 @@ panels = []
 for index in picked:
     s = ends[index]
     name = "γ = 0" if s.stage_value == 0 else f"γ = {s.stage_value:.3g}"
-    decision = None
-    if grid is not None:
-        gx, gy, features = grid
-        decision = (features @ s.coef + s.intercept).reshape(len(gy), len(gx))
-    panels.append((name, decision, s.train_decision))
+    panels.append(boundary_panel(name, s, grid))
 st.plotly_chart(
     boundary_multiples_figure(panels, X2, labels, *(grid[:2] if grid else (None, None))),
     width="stretch", config={"displaylogo": False})

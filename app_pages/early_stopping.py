@@ -9,7 +9,7 @@ import streamlit as st
 from s3vm_core import LapSVM
 from toy_data import UNLABELED
 from ui import state
-from ui.caching import current_data, dataset, grid_features
+from ui.caching import boundary_panel, current_data, dataset, grid_features
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
 from ui.widgets import require_both_classes, start_page
@@ -98,18 +98,13 @@ st.subheader("1 · PCG iterates against the Newton optimum")
 grid = run["grid"]
 
 
-def panel(title, s):
-    decision = None
-    if grid is not None:
-        gx, gy, features = grid
-        decision = (features @ s.coef + s.intercept).reshape(len(gy), len(gx))
-    return title, decision, s.train_decision
-
-
 by_iteration = {s.iteration: s for s in states}
-panels = [panel(f"PCG t = {t} · {100 * error_of(by_iteration[t].train_decision):.0f} %",
-                by_iteration[t]) for t in SNAPSHOTS if t in by_iteration]
-panels.append(panel(f"Newton optimum · {100 * optimum_error:.0f} %", run["newton"]))
+panels = [
+    boundary_panel(f"PCG t = {t} · {100 * error_of(s.train_decision):.0f} %", s, grid)
+    for t in SNAPSHOTS if (s := by_iteration.get(t)) is not None
+]
+panels.append(boundary_panel(f"Newton optimum · {100 * optimum_error:.0f} %", run["newton"],
+                             grid))
 st.plotly_chart(boundary_multiples_figure(panels, X2, labels,
                                           *(grid[:2] if grid else (None, None)), n_cols=3),
                 width="stretch", config={"displaylogo": False})

@@ -82,6 +82,16 @@ def grid_features(estimator, X, X2, size: int = GRID_SIZE):
     return grid_x, grid_y, estimator.features(np.column_stack([xx.ravel(), yy.ravel()]))
 
 
+def boundary_panel(title: str, state, grid):
+    """``(title, decision on the grid or None, decision on the points)`` of one state, for
+    ``figures.boundary_multiples_figure``; ``grid`` comes from ``grid_features``."""
+    if grid is None:
+        return title, None, state.train_decision
+    grid_x, grid_y, features = grid
+    decision = decision_on_grid(features, [state])[0].reshape(len(grid_y), len(grid_x))
+    return title, decision, state.train_decision
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
     """Trace ``solver`` on the data set ``data`` with ``labels`` (``-1`` = unlabeled).
