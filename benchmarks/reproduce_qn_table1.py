@@ -2,9 +2,11 @@
 
 Protocol (§4.1.2-4.1.3, §4.2.3): the first half of each data set is the test set, the other
 half is split into l labeled and u unlabeled points; linear kernel for every method; 10 random
-partitions; the "non-realistic" scenario: the grid point with the lowest mean *test* error.
-Grid: ``lam`` in 2^-10..2^10 (we use a subset), ``lam_u`` in {0.01, 1, 100}, LIBSVM's C over the
-same range as ``1 / (2 l lam)``. Gaussians: n = 500, d = 500 as in the paper. The USPS pairs are
+partitions; the "non-realistic" scenario, read two ways: the grid point with the lowest mean
+*test* error over the partitions ("fixed"), and the lowest test error of each partition averaged
+over them ("per draw", tuning on each partition's test set as §4.1.3 describes). Grid: ``lam`` in
+2^-10, 2^-8, ..., 2^10 (the paper's range in steps of 4), ``lam_u`` in {0.01, 1, 100}, LIBSVM's
+C in 0.01..100. Gaussians: n = 500, d = 500 as in the paper. The USPS pairs are
 replaced by the same pairs of scikit-learn's 8x8 digits (pixels in [0, 1], as §4.1.2). l is
 even here (labels drawn per class): 24 for the paper's 25.
 
@@ -12,6 +14,8 @@ Run ``python -m benchmarks.reproduce_qn_table1 [--quick] [--n-jobs 2] [--schedul
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from benchmarks.sweep import (
     grid,
@@ -58,7 +62,7 @@ def datasets(size: str) -> dict[str, dict]:
 
 
 def methods(size: str) -> dict[str, list[dict]]:
-    lams = {"full": [2.0**k for k in (-10, -6, -2, 0, 2)], "quick": [2.0**-6, 1.0],
+    lams = {"full": [2.0**k for k in range(-10, 11, 2)], "quick": [2.0**-6, 1.0],
             "tiny": [1.0]}[size]
     lam_us = {"full": [0.01, 1.0, 100.0], "quick": [1.0], "tiny": [1.0]}[size]
     Cs = {"full": [0.01, 0.1, 1.0, 10.0, 100.0], "quick": [0.1, 10.0], "tiny": [1.0]}[size]
@@ -80,10 +84,23 @@ def table(results: list[dict]) -> str:
         paper = PAPER.get(tuple(next(r["data"]["paper"] for r in results
                                      if r["data_name"] == data)), (float("nan"),) * 2)
         rows.append([data, percent(best.get((data, "SVMBaseline"))), _num(paper[0]),
-                     percent(best.get((data, "QNS3VM"))), _num(paper[1])])
-    header = ["data set", "SVM ours, %", "LIBSVM paper, %", "QN-S3VM ours, %",
-              "QN-S3VM paper, %"]
+                     percent(best.get((data, "QNS3VM"))),
+                     percent(_best_per_draw(results, data, "QNS3VM")), _num(paper[1])])
+    header = ["data set", "SVM ours, %", "LIBSVM paper, %", "QN-S3VM ours fixed, %",
+              "QN-S3VM ours per draw, %", "QN-S3VM paper, %"]
     return markdown_table(header, rows)
+
+
+def _best_per_draw(results: list[dict], data: str, method: str) -> dict | None:
+    """Mean and std over the draws of each draw's lowest test error over the grid."""
+    by_draw: dict[int, list[float]] = {}
+    for r in results:
+        if r["data_name"] == data and r["method"] == method and r["status"] == "ok":
+            by_draw.setdefault(r["draw"], []).append(r["error_test"])
+    if not by_draw:
+        return None
+    lowest = np.array([min(errors) for errors in by_draw.values()])
+    return {"mean": float(lowest.mean()), "std": float(lowest.std())}
 
 
 def _num(value: float) -> str:

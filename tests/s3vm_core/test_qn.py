@@ -14,6 +14,7 @@ from s3vm_core.problem import make_problem
 from s3vm_core.solvers.qn import QNS3VM
 from s3vm_core.solvers.svm import SVMBaseline
 from s3vm_core.trace import decision_on_grid
+from toy_data import gaussian_2c, pick_labeled
 
 EXPECTED_FAILED = {
     "check_classifiers_classes": "-1 is scikit-learn's marker of an unlabeled point, so the "
@@ -70,8 +71,6 @@ def _gaussian2c_split(seed):
     (§4.1.4, UniverSVM's -w), and the balancing of §2.2 takes it from the labeled points, so an
     unbalanced draw of 25 would tell the method a wrong ratio.
     """
-    from toy_data import gaussian_2c, pick_labeled
-
     X, y = gaussian_2c(n_samples=500, n_features=500, random_state=seed)
     X_train, y_train, X_test, y_test = X[:250], y[:250], X[250:], y[250:]
     return X_train, pick_labeled(y_train, 12, random_state=seed), X_test, y_test
@@ -193,19 +192,33 @@ def test_gaussian2c_linear_kernel_beats_the_supervised_svm():
     """Table 1, Gaussian2C, l = 25 (here 24), u = 225, t = 250, d = 500, linear kernel.
 
     The paper reports 0.5% (non-realistic) to 1.8% (realistic) for QN-S3VM and 13.0% for
-    LIBSVM. (lambda, lambda') = (4, 1) is the point of the paper's grid (§4.1.3) that
-    ``benchmarks.reproduce_qn_table1`` selects (2.4% over its 10 draws); on these 5 splits it
-    reaches 3.3%, short of the paper. The supervised SVM matches the paper's 13-14%.
+    LIBSVM. (lambda, lambda') = (2^10, 100) is the point of the paper's grid (§4.1.3) with the
+    lowest mean test error over the draws 10-29, which this test does not use (2.0% there).
+    With lambda that large every |f| stays well below 1, so exp(-s f^2) ~ 1 - s f^2 and the
+    unlabeled term rewards the direction of largest unlabeled variance, here the one that
+    separates the two Gaussians.
     """
     qn_errors, svm_errors = [], []
     for seed in range(5):
         X_train, labels, X_test, y_test = _gaussian2c_split(seed)
-        qn = QNS3VM(kernel="linear", lam=4.0, lam_u=1.0).fit(X_train, labels)
+        qn = QNS3VM(kernel="linear", lam=2.0**10, lam_u=100.0).fit(X_train, labels)
         qn_errors.append(np.mean(qn.predict(X_test) != y_test))
         svm = SVMBaseline(kernel="linear").fit(X_train, labels)
         svm_errors.append(np.mean(svm.predict(X_test) != y_test))
-    assert np.mean(qn_errors) <= 0.04
+    assert np.mean(qn_errors) <= 0.03
     assert 0.10 < np.mean(svm_errors) < 0.18
+
+
+def test_gaussian2c_is_hard_even_with_every_training_label():
+    """Why Table 1's 0.5% is out of reach: in d = 500 with 250 training points even a linear
+    SVM given *all* training labels errs on 2-4% of the test points (Bayes error 0.6%), so the
+    24-label QN-S3VM above (2-3%) matches full supervision."""
+    errors = []
+    for seed in range(5):
+        X, y = gaussian_2c(n_samples=500, n_features=500, random_state=seed)
+        svm = SVMBaseline(kernel="linear").fit(X[:250], y[:250])
+        errors.append(np.mean(svm.predict(X[250:]) != y[250:]))
+    assert 0.02 < np.mean(errors) < 0.045
 
 
 # -- the trace contract ------------------------------------------------------------------
