@@ -7,7 +7,7 @@ from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, run_solver
 from ui.comparison import unlabeled_error
-from ui.figures import player_figure, soft_labels_figure
+from ui.figures import player_figure, running_figure, soft_labels_figure
 from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
 start_page()
@@ -28,11 +28,21 @@ require_both_classes(labels, "any solver")
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
+film = st.empty()  # the running solver's latest boundary, then the player in its place
+
+
+def show_progress(live) -> None:
+    film.plotly_chart(running_figure(live, X2, labels), width="stretch",
+                      config={"displaylogo": False})
+
+
 try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
-        run = run_solver(data, label_key, solver, tuple(sorted(params.items())))
+        run = run_solver(data, label_key, solver, tuple(sorted(params.items())),
+                         preview=show_progress)
         baseline = run_solver(data, label_key, "SVMBaseline", ()) if show_baseline else None
 except ValueError as error:
+    film.empty()
     st.error(f"{error}")
     st.stop()
 
@@ -43,8 +53,8 @@ chosen = st.session_state[state.FRAME]
 frame = run.frame_of(chosen)
 baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
                  and baseline.grid_decisions is not None else None)
-st.plotly_chart(player_figure(run, X2, labels, frame, baseline_grid), width="stretch",
-                config={"displaylogo": False})
+film.plotly_chart(player_figure(run, X2, labels, frame, baseline_grid), width="stretch",
+                  config={"displaylogo": False})
 st.caption(
     "▶ Play runs the recorded path in your browser (the large title is the outer parameter: "
     f"{SOLVERS[solver].stage_label}). Colours show f; black lines are f = 0 (the boundary) and "

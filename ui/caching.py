@@ -1,12 +1,15 @@
 """Cached data generation and solver runs: one solver run per (data, labels, solver, parameters).
 
 A run keeps every state of the trace, the feature map of the display grid (computed once per
-fit) and the decision values of the frames the player shows.
+fit) and the decision values of the frames the player shows. It is recorded in time slices
+(``LiveRun``), so the Watch page can show the boundary moving while the solver works.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,30 +95,105 @@ def boundary_panel(title: str, state, grid):
     return title, decision, state.train_decision
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def run_solver(data: tuple, labels: tuple, solver: str, params: tuple) -> Run:
-    """Trace ``solver`` on the data set ``data`` with ``labels`` (``-1`` = unlabeled).
+#: Solver time between two previews of a running solver on the Watch page (seconds).
+PREVIEW_EVERY = 0.3
+#: The first slice is short, so even a slow solver shows its starting boundary at once.
+FIRST_PREVIEW = 0.05
 
-    Raises the solver's ``ValueError`` unchanged so the page can show it; failures are not cached.
+
+class LiveRun:
+    """One solver run, recorded in time slices so the page can draw it while it runs.
+
+    ``start_run`` caches it per (data, labels, solver, parameters): a rerun in the middle of a
+    solve (a widget touched meanwhile) picks the trace up where it stopped, and sessions asking
+    for the same run share it; the lock lets one of them record at a time.
     """
-    X, _, X2 = dataset(*data)
-    estimator = make_estimator(solver, dict(params))
-    start = time.perf_counter()
-    # One BLAS thread: the app's matrices are small, and the browser drawing the last film
-    # shares the cores; threaded BLAS then spends its time waiting for them.
-    with threadpool_limits(limits=1):
-        states = list(estimator.trace(X, np.asarray(labels)))
-    seconds = time.perf_counter() - start
-    frames = pick_frames(states)
-    shown = [states[i] for i in frames]
-    point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
-    grid_x = grid_y = grid_decisions = None
-    if (grid := grid_features(estimator, X, X2)) is not None:
-        grid_x, grid_y, features = grid
-        grid_decisions = decision_on_grid(features, shown).astype(np.float32)
-        grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
-    return Run(states, estimator, seconds, frames, grid_x, grid_y, grid_decisions,
-               point_decisions)
+
+    def __init__(self, data: tuple, labels: tuple, solver: str, params: tuple):
+        X, _, X2 = dataset(*data)
+        self.estimator = make_estimator(solver, dict(params))
+        # trace() validates and sets the feature map up before its first state: bad input
+        # raises its ValueError here, and the display grid's features can be computed now.
+        self._trace = self.estimator.trace(X, np.asarray(labels))
+        self._grid = grid_features(self.estimator, X, X2)
+        self.states: list = []
+        self.seconds = 0.0
+        self.result: Run | None = None
+        self._error: ValueError | None = None
+        self._lock = threading.Lock()
+
+    def advance(self, seconds: float) -> Run | None:
+        """Record states for about ``seconds`` of solver time; the finished ``Run`` once the
+        trace is exhausted, else None."""
+        with self._lock:
+            if self._error is not None:
+                raise self._error
+            if self.result is not None:
+                return self.result
+            finished = False
+            start = time.perf_counter()
+            # One BLAS thread: the app's matrices are small, and the browser drawing the last
+            # film shares the cores; threaded BLAS then spends its time waiting for them.
+            try:
+                with threadpool_limits(limits=1):
+                    for state in self._trace:
+                        self.states.append(state)
+                        if time.perf_counter() - start >= seconds:
+                            break
+                    else:
+                        finished = True
+            except ValueError as error:
+                self._error = error
+                raise
+            finally:
+                self.seconds += time.perf_counter() - start
+            if finished:
+                self.result = self._finish()
+                self._trace = None
+            return self.result
+
+    def latest_panel(self, title: str):
+        """``boundary_panel`` of the last recorded state."""
+        return boundary_panel(title, self.states[-1], self._grid)
+
+    @property
+    def grid_axes(self):
+        return (None, None) if self._grid is None else self._grid[:2]
+
+    def _finish(self) -> Run:
+        frames = pick_frames(self.states)
+        shown = [self.states[i] for i in frames]
+        point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
+        grid_x = grid_y = grid_decisions = None
+        if self._grid is not None:
+            grid_x, grid_y, features = self._grid
+            grid_decisions = decision_on_grid(features, shown).astype(np.float32)
+            grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
+        return Run(self.states, self.estimator, self.seconds, frames, grid_x, grid_y,
+                   grid_decisions, point_decisions)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def start_run(data: tuple, labels: tuple, solver: str, params: tuple) -> LiveRun:
+    """The (cached) run of ``solver`` on the data set ``data`` with ``labels`` (``-1`` =
+    unlabeled). Raises the solver's ``ValueError`` unchanged; failures are not cached."""
+    return LiveRun(data, labels, solver, params)
+
+
+def run_solver(data: tuple, labels: tuple, solver: str, params: tuple,
+               preview: Callable[[LiveRun], None] | None = None) -> Run:
+    """The finished run of ``solver`` (see ``start_run``), computed once per arguments.
+
+    ``preview(live)`` is called between time slices while the solver runs, with at least one
+    new state recorded since the last call.
+    """
+    live = start_run(data, labels, solver, params)
+    budget = FIRST_PREVIEW
+    while (run := live.advance(budget)) is None:
+        if preview is not None:
+            preview(live)
+        budget = PREVIEW_EVERY
+    return run
 
 
 def current_data():

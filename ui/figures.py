@@ -203,6 +203,17 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
     return fig
 
 
+def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
+    """What the Watch page shows while a solver runs: the boundary of its latest state, in the
+    player's place and size (``live`` is a ``ui.caching.LiveRun``)."""
+    state = live.states[-1]
+    title = f"running… {_stage_text(state)} · {len(live.states)} states so far"
+    fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, *live.grid_axes,
+                                    n_cols=1)
+    fig.update_layout(height=600)
+    return fig
+
+
 # -- teaching pages (issue 9): continuation, annealing, early stopping, comparison -----------
 
 from plotly.colors import sample_colorscale  # noqa: E402

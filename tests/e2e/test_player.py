@@ -70,7 +70,7 @@ def test_play_advances_the_frames_in_the_browser(server, page):
                 "labels": {"33": 0, "56": 1}, "solver": "ContinuationS3VM",
                 "params": {"sigma": 0.3}}
     page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
-    page.wait_for_selector(".js-plotly-plot .contour", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60_000)  # the player
     title = page.locator(".js-plotly-plot .gtitle").first
     before = title.text_content()
     assert "γ" in before
@@ -82,6 +82,27 @@ def test_play_advances_the_frames_in_the_browser(server, page):
     page.get_by_text("❚❚ Pause", exact=True).click()
     assert title.text_content() != before
     screenshot(page, "player-after-play")
+
+
+def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):
+    """Deterministic annealing takes about a second here: its latest boundary is drawn while
+    it runs (the film's place says "running…"), and the player replaces it."""
+    X, y = two_moons(300, noise=0.1, random_state=4)
+    labels = {str(int(np.flatnonzero(y == cls)[0])): cls for cls in (0, 1)}
+    scenario = {"dataset": "two_moons", "n": 300, "noise": 0.1, "seed": 4, "labels": labels,
+                "solver": "DeterministicAnnealingS3VM", "params": {}}
+    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]
+            .some(a => a.textContent.startsWith('running'))""", polling="raf",
+        timeout=60_000)
+    assert page.locator(".js-plotly-plot .contour").count() >= 1
+    screenshot(page, "watch-while-running")
+    page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60_000)
+    page.wait_for_function(
+        """() => ![...document.querySelectorAll('.js-plotly-plot .annotation-text')]
+            .some(a => a.textContent.startsWith('running'))""", timeout=30_000)
+    assert "T = " in page.locator(".js-plotly-plot .gtitle").first.text_content()
 
 
 def test_one_class_labels_show_the_message_before_any_solver_runs(server, page):
