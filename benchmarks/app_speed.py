@@ -10,7 +10,7 @@ Starts the app on a free loopback port and reports, as markdown tables:
   solver's first preview is drawn (or the film, for a run that ends before its first
   preview), and until the film is drawn — the solver's full trace, the grid decisions, the
   figure and the browser's rendering; and the figure's payload in MB;
-* frames per second while ▶ Play runs in the browser.
+* frames per second of ▶ Play's first pass over the film in the browser.
 """
 
 from __future__ import annotations
@@ -120,15 +120,16 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
     return statistics.median(firsts), statistics.median(films)
 
 
-def play_fps(page, seconds: float = 3.0) -> float:
-    """Frames per second while ▶ Play runs, from the first frame shown to the last."""
-    page.evaluate("""() => { window.__frames = [];
-        document.querySelector('.js-plotly-plot')
-            .on('plotly_animatingframe', () => window.__frames.push(performance.now())); }""")
+def play_fps(page) -> float:
+    """Frames per second of ▶ Play's first pass over the film, from the first frame shown to
+    the last (the browser has not drawn any of these frames before)."""
+    page.evaluate("""() => { window.__frames = []; window.__played = false;
+        const gd = document.querySelector('.js-plotly-plot');
+        gd.on('plotly_animatingframe', () => window.__frames.push(performance.now()));
+        gd.on('plotly_animated', () => { window.__played = true; }); }""")
     page.get_by_text("▶ Play", exact=True).click()
-    time.sleep(seconds)
+    page.wait_for_function("() => window.__played", timeout=120_000)
     stamps = page.evaluate("() => window.__frames")
-    page.get_by_text("❚❚ Pause", exact=True).click()
     if len(stamps) < 2:
         return float("nan")  # a trace of one or two frames has nothing to play
     return 1000.0 * (len(stamps) - 1) / (stamps[-1] - stamps[0])
@@ -149,6 +150,7 @@ def payload_mb(solver: str) -> float:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="clicks per data size")
+    parser.add_argument("--solvers", nargs="+", help="only these solvers (default: all)")
     args = parser.parse_args(argv)
 
     from playwright.sync_api import sync_playwright
@@ -170,7 +172,7 @@ def main(argv=None) -> None:
             print("\n| solver | Run -> first boundary (s) | Run -> film ready (s) | frames | "
                   "payload (MB) | Play (fps) |")
             print("|---|---|---|---|---|---|")
-            for solver in SOLVERS:
+            for solver in args.solvers or SOLVERS:
                 first, film = first_frame(page, base, solver, 3)
                 fps = play_fps(page)
                 frames = page.evaluate(

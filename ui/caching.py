@@ -96,7 +96,7 @@ def boundary_panel(title: str, state, grid):
 
 
 #: Solver time between two previews of a running solver on the Watch page (seconds).
-PREVIEW_EVERY = 0.3
+PREVIEW_EVERY = 0.5
 #: The first slice is short, so even a slow solver shows its starting boundary at once.
 FIRST_PREVIEW = 0.05
 

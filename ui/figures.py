@@ -80,15 +80,36 @@ def _stage_text(state) -> str:
     return f"{name} = {state.stage_value:.3g} · iteration {state.iteration}"
 
 
-def _decision_trace(run, frame: int) -> go.Contour:
-    # One contour trace per frame: heatmap colouring plus the lines f = -1, 0, +1.
-    return go.Contour(
-        x=run.grid_x, y=run.grid_y, z=np.round(run.grid_decisions[frame], 3),
-        colorscale=DECISION_SCALE, zmin=-DECISION_RANGE, zmax=DECISION_RANGE,
-        contours={"coloring": "heatmap", "start": -1, "end": 1, "size": 1},
-        line={"width": 2, "color": "black"}, opacity=0.75, showscale=False,
-        hovertemplate="f = %{z:.2f}<extra></extra>", name="f",
-    )
+#: DECISION_SCALE as the player's fill shows it: at 0.5625 opacity over white.
+DECISION_FILL = [[0.0, "rgb(231,164,112)"], [0.5, "#FFFFFF"], [1.0, "rgb(112,176,212)"]]
+#: The fill's z is sent quantised to int8: f * FILL_STEPS, clipped at the scale's ends.
+FILL_STEPS = 60
+
+
+def _fill_values(decisions: np.ndarray) -> np.ndarray:
+    """f on the grid as small integers for the heatmap fill (|f| >= DECISION_RANGE saturates)."""
+    limit = DECISION_RANGE * FILL_STEPS
+    return np.clip(np.round(decisions * FILL_STEPS), -limit, limit).astype(np.int8)
+
+
+def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = (-1, 0, 1)) -> list:
+    """A decision function on the display grid: a heatmap fill and a contour trace drawing only
+    the level lines ``lines`` (evenly spaced). A contour trace's own fill interpolates every
+    screen pixel at each redraw; a heatmap with ``zsmooth="fast"`` scales a grid-sized image,
+    which keeps the player's Play above 10 fps."""
+    limit = DECISION_RANGE * FILL_STEPS
+    step = lines[1] - lines[0] if len(lines) > 1 else 1
+    return [
+        go.Heatmap(x=grid_x, y=grid_y, z=_fill_values(decisions), zsmooth="fast",
+                   colorscale=DECISION_FILL, zmin=-limit, zmax=limit, showscale=False,
+                   hoverinfo="skip", name="f"),
+        go.Contour(x=grid_x, y=grid_y, z=np.round(decisions, 3), showscale=False,
+                   showlegend=False,
+                   contours={"coloring": "none", "start": lines[0], "end": lines[-1],
+                             "size": step},
+                   line={"width": 2, "color": "rgba(0,0,0,0.75)"},
+                   hovertemplate="f = %{z:.2f}<extra></extra>", name="f"),
+    ]
 
 
 def _colored_points(X2, labels, decisions) -> go.Scatter:
@@ -128,8 +149,12 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
     marker = {"size": 11, "color": "black"}
     current = shown[frame]
     if on_grid:
-        fig.add_trace(_decision_trace(run, frame), row=1, col=1)
+        for trace in decision_traces(run.grid_x, run.grid_y, run.grid_decisions[frame]):
+            fig.add_trace(trace, row=1, col=1)
         fig.add_trace(_points_trace(X2, labels, run.point_decisions[frame] > 0), row=1, col=1)
+        # the fill ends at the grid: without fixed ranges, autorange leaves white bands
+        fig.update_xaxes(range=[run.grid_x[0], run.grid_x[-1]], row=1, col=1)
+        fig.update_yaxes(range=[run.grid_y[0], run.grid_y[-1]], row=1, col=1)
     else:
         fig.add_trace(_colored_points(X2, labels, run.point_decisions[frame]), row=1, col=1)
     fig.add_trace(go.Scatter(x=[current.step], y=[current.objective], mode="markers",
@@ -190,7 +215,8 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
         # Only what changes; plotly merges a frame's traces into the figure's.
         if on_grid:
             colors = point_style(labels, run.point_decisions[k] > 0)[0]
-            main = [go.Contour(z=np.round(run.grid_decisions[k], 3)),
+            main = [go.Heatmap(z=_fill_values(run.grid_decisions[k])),
+                    go.Contour(z=np.round(run.grid_decisions[k], 3)),
                     go.Scatter(marker={"color": colors})]
         else:
             main = [go.Scatter(marker={"color": np.round(run.point_decisions[k], 3)})]
@@ -285,12 +311,10 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, grid_x
     for k, (_, grid, points) in enumerate(panels):
         row, col = k // n_cols + 1, k % n_cols + 1
         if grid is not None and grid_x is not None:
-            fig.add_trace(go.Contour(
-                x=grid_x, y=grid_y, z=np.round(np.asarray(grid, dtype=float), 3),
-                colorscale=DECISION_SCALE, zmin=-DECISION_RANGE, zmax=DECISION_RANGE,
-                contours={"coloring": "heatmap", "start": 0, "end": 0, "size": 1},
-                line={"width": 2, "color": "black"}, opacity=0.75, showscale=False,
-                hoverinfo="skip", name="f"), row=row, col=col)
+            for trace in decision_traces(grid_x, grid_y, np.asarray(grid, dtype=float), (0,)):
+                fig.add_trace(trace, row=row, col=col)
+            fig.update_xaxes(range=[grid_x[0], grid_x[-1]], row=row, col=col)
+            fig.update_yaxes(range=[grid_y[0], grid_y[-1]], row=row, col=col)
         predicted = (np.asarray(points) > 0).astype(int)
         trace = _points_trace(X2, labels, predicted)
         trace.marker.size = np.asarray(trace.marker.size) * 0.6

@@ -63,7 +63,7 @@ def test_watch_page_plays_the_baseline(app):
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
     (spec,) = plotly_specs(at)
-    assert spec["data"][0]["type"] == "contour"
+    assert [t["type"] for t in spec["data"][:2]] == ["heatmap", "contour"]
     assert len(spec["frames"]) == 2
     assert any(t.get("name") == "supervised SVM" for t in spec["data"])
     metrics = {m.label: m.value for m in at.metric}
@@ -142,7 +142,7 @@ def test_every_solver_plays_on_the_default_data(app, solver):
     at.selectbox(key=state.SOLVER).select_index(list(SOLVERS).index(solver)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     spec = plotly_specs(at)[0]  # the film (DA adds its soft labels below)
-    assert spec["data"][0]["type"] == "contour"
+    assert [t["type"] for t in spec["data"][:2]] == ["heatmap", "contour"]
     assert 2 <= len(spec["frames"]) <= 60
     assert {m.label for m in at.metric} >= {"objective", "unlabeled error"}
 

@@ -52,8 +52,9 @@ def test_the_preview_figure_shows_the_latest_boundary_and_progress():
     fig = running_figure(live, caching.dataset(*MOONS)[2], np.array(one_label_per_class()))
     assert "running" in fig.layout.annotations[0].text
     assert "1 states so far" in fig.layout.annotations[0].text
-    contour = fig.data[0]
-    assert contour.type == "contour" and np.asarray(contour.z).shape == (60, 60)
+    fill, lines = fig.data[:2]
+    assert fill.type == "heatmap" and np.asarray(fill.z).shape == (60, 60)
+    assert lines.type == "contour" and lines.contours.start == 0 == lines.contours.end
 
 
 def test_an_interrupted_run_resumes_where_it_stopped():

@@ -6,7 +6,13 @@ import plotly.io as pio
 from s3vm_core import SVMBaseline
 from toy_data import pick_labeled, project_2d, two_moons
 from ui.caching import Run, display_grid, pick_frames
-from ui.figures import CLASS_SYMBOLS, labeling_figure, player_figure, point_style
+from ui.figures import (
+    CLASS_SYMBOLS,
+    FILL_STEPS,
+    labeling_figure,
+    player_figure,
+    point_style,
+)
 
 
 def make_run(X, labels, estimator):
@@ -47,16 +53,21 @@ def test_player_figure_has_a_frame_per_shown_state_with_the_zero_contour():
     fig = player_figure(run, X, labels, frame=0, baseline_decisions=run.grid_decisions[-1])
     spec = json.loads(pio.to_json(fig))
     assert len(spec["frames"]) == len(run.frames) == 2
-    contour = spec["data"][0]
-    assert contour["type"] == "contour"
+    fill, contour = spec["data"][:2]
+    assert fill["type"] == "heatmap" and fill["zsmooth"] == "fast"
+    assert contour["type"] == "contour" and contour["contours"]["coloring"] == "none"
     assert (contour["contours"]["start"], contour["contours"]["end"]) == (-1, 1)
+    # the fill is the decision function, quantised; each frame carries fill, lines and points
+    fill_z = np.asarray(fig.data[0].z, dtype=float) / FILL_STEPS
+    np.testing.assert_allclose(fill_z, np.clip(run.grid_decisions[0], -2, 2), atol=0.5 / 60)
+    assert [t.type for t in fig.frames[0].data[:3]] == ["heatmap", "contour", "scatter"]
     assert any(t.get("name") == "supervised SVM" and t["line"]["dash"] == "dash"
                for t in spec["data"])
     labels_in_buttons = [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]]
     assert any("Play" in b for b in labels_in_buttons) and any("Pause" in b for b in
                                                               labels_in_buttons)
     # Unlabeled points take the colour of their predicted class in the final frame.
-    final_points = np.asarray(fig.frames[-1].data[1].marker.color)
+    final_points = np.asarray(fig.frames[-1].data[2].marker.color)
     unlabeled = labels == -1
     np.testing.assert_array_equal(final_points[unlabeled],
                                   run.point_decisions[-1][unlabeled] > 0)
