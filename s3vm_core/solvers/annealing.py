@@ -32,7 +32,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.losses import DA_LOSSES, da_loss, da_loss_grad
+from s3vm_core.losses import DA_LOSSES, da_loss, da_loss_grad, squared_hinge_line_search
 from s3vm_core.problem import check_dense_memory
 from s3vm_core.trace import SolverState
 
@@ -168,41 +168,6 @@ def kl_divergence(logits_p, logits_q) -> float:
 # -- the f-steps for fixed p ---------------------------------------------------------------------
 
 
-def exact_line_search(alpha_K_d, d_K_d, lam, f, df, c_plus, c_minus):
-    """Exact minimizer ``delta >= 0`` of the squared-hinge objective along a direction.
-
-    ``phi(delta) = lam/2 (alpha + delta d)^T K (alpha + delta d)
-    + sum_e c_e/2 max(0, 1 - t_e (f_e + delta df_e))^2`` over the examples ``e`` (each point once
-    with ``t = +1``, weight ``c_plus``, and once with ``t = -1``, weight ``c_minus``).
-    ``phi'`` is piecewise linear and increasing, so we walk its breakpoints in order
-    (Keerthi & DeCoste 2005, §3).
-    """
-    t = np.r_[np.ones_like(f), -np.ones_like(f)]
-    c = np.r_[c_plus, c_minus]
-    m = 1.0 - t * np.r_[f, f]          # residual margins at delta = 0
-    s = t * np.r_[df, df]              # their rate of decrease
-    keep = c > 0
-    t, c, m, s = t[keep], c[keep], m[keep], s[keep]
-    active = m > 0
-    # phi'(delta) = a + b delta on the current piece
-    a = lam * alpha_K_d - np.sum(c[active] * s[active] * m[active])
-    b = lam * d_K_d + np.sum(c[active] * s[active] ** 2)
-    leaving = active & (s > 0)          # leave the active set at delta = m / s
-    entering = ~active & (s < 0)        # enter it at delta = m / s
-    events = np.flatnonzero(leaving | entering)
-    times = m[events] / s[events]
-    order = np.argsort(times)
-    for e, time in zip(events[order], times[order], strict=True):
-        if b > 0 and a + b * time >= 0:
-            break
-        sign = -1.0 if leaving[e] else 1.0
-        a += sign * (-c[e] * s[e] * m[e])
-        b += sign * c[e] * s[e] ** 2
-    if b <= 0:
-        return 0.0
-    return max(-a / b, 0.0)
-
-
 def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=_NEWTON_MAX_ITER):
     """The f-step for the quadratic hinge: primal finite Newton with exact line search (§3.1).
 
@@ -235,7 +200,13 @@ def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=_NEWTON_MAX_IT
         d_K_d = float(d @ Kd)
         if np.max(np.abs(Kd)) <= 1e-12 * max(1.0, np.max(np.abs(f))):
             return alpha, step  # already at the local problem's minimizer
-        delta = exact_line_search(float(alpha @ Kd), d_K_d, lam, f, Kd, c_plus, c_minus)
+        # each point twice: label +1 with weight c_plus and label -1 with weight c_minus
+        signs = np.r_[np.ones_like(f), -np.ones_like(f)]
+        weights = np.r_[c_plus, c_minus]
+        keep = weights > 0
+        delta, _ = squared_hinge_line_search(
+            lam * float(alpha @ Kd), lam * d_K_d, (1.0 - signs * np.r_[f, f])[keep],
+            (signs * np.r_[Kd, Kd])[keep], weights[keep])
         alpha = alpha + delta * d
         f = f + delta * Kd
         # With a full step the local problem's minimizer is the true one once the active set

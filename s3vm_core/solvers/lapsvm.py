@@ -36,6 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
 from s3vm_core.graph import check_n_neighbors, graph_laplacian, knn_adjacency
+from s3vm_core.losses import squared_hinge_line_search
 from s3vm_core.problem import check_finite
 from s3vm_core.stopping import CRITERIA, Progress, make_all_criteria, make_criterion
 from s3vm_core.trace import SolverState
@@ -161,28 +162,8 @@ def exact_line_search(a0, a1, residual, fd, y, hinge: bool = True):
     if not hinge:
         slope = a1 + fd @ fd
         return (max(0.0, -(a0 + residual @ fd) / slope) if slope > 0 else 0.0), 1
-    margin = 1.0 - y * (residual + y)      # 1 - y_i f_i
-    rate = y * fd                          # margin_i(s) = margin_i - s rate_i
-    # Membership just after s = 0; a point exactly on the margin enters iff its margin grows.
-    in_E = (margin > 0) | ((margin == 0) & (rate < 0))
-    intercept = a0 + residual[in_E] @ fd[in_E]
-    slope = a1 + fd[in_E] @ fd[in_E]
-    if intercept >= 0:
-        return 0.0, 1  # not a descent direction: already optimal along d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        breaks = np.where(rate != 0, margin / rate, np.inf)
-    order = np.flatnonzero(breaks > 0)
-    order = order[np.argsort(breaks[order], kind="stable")]
-    for count, i in enumerate(order, start=1):
-        if slope > 0 and -intercept / slope <= breaks[i]:
-            return -intercept / slope, count
-        nu = -1.0 if in_E[i] else 1.0
-        in_E[i] = not in_E[i]
-        intercept += nu * residual[i] * fd[i]
-        slope += nu * fd[i] * fd[i]
-    if slope <= 0:
-        return (float(breaks[order[-1]]) if order.size else 0.0), order.size + 1
-    return -intercept / slope, order.size + 1
+    # residual . fd = -(1 - y f) (y fd): the squared hinge of the margins 1 - y f at rate y fd
+    return squared_hinge_line_search(a0, a1, 1.0 - y * (residual + y), y * fd)
 
 
 class _PCGState(NamedTuple):

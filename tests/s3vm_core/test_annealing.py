@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from s3vm_core.kernels import kernel_matrix
-from s3vm_core.losses import da_effective_loss, da_loss
+from s3vm_core.losses import da_effective_loss, da_loss, squared_hinge_line_search
 from s3vm_core.problem import make_problem
 from s3vm_core.solvers.annealing import (
     DeterministicAnnealingS3VM,
@@ -183,6 +183,27 @@ def test_squared_loss_f_step_is_the_closed_form_7():
     # and it is a stationary point of (4)
     grad, _, _ = da_gradient(alpha, 0.0, p, G, problem.y, 1.0, lam, lam_u, "squared")
     assert np.linalg.norm(grad) < 1e-9
+
+
+def test_weighted_squared_hinge_line_search_finds_the_minimum_along_the_line():
+    """The Newton f-step's line search: each point twice, with weights c_plus and c_minus
+    (some zero), over the breakpoints of the piecewise-quadratic objective."""
+    rng = np.random.default_rng(7)
+    f, df = rng.normal(size=50), rng.normal(size=50)
+    signs = np.r_[np.ones(50), -np.ones(50)]
+    weights = rng.uniform(size=100) * (rng.uniform(size=100) > 0.2)
+    margins, rates = 1.0 - signs * np.r_[f, f], signs * np.r_[df, df]
+    a0, a1 = -30.0, 0.3  # a descent direction: phi'(0) < 0
+
+    def phi(s):
+        return a0 * s + 0.5 * a1 * s * s + 0.5 * np.sum(
+            weights * np.maximum(0.0, margins - s * rates) ** 2)
+
+    s, n_pieces = squared_hinge_line_search(a0, a1, margins, rates, weights)
+    grid = np.linspace(0.0, 3.0 * s, 30001)
+    assert s > 0 and n_pieces > 1
+    assert phi(s) <= min(phi(g) for g in grid) + 1e-12
+    assert squared_hinge_line_search(2.0, a1, margins, rates * 0, weights) == (0.0, 1)
 
 
 @pytest.mark.parametrize("warm", [False, True])
