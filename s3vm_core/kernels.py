@@ -113,6 +113,16 @@ def select_landmarks(n: int, n_landmarks: int, random_state=None) -> np.ndarray:
     return np.sort(rng.choice(n, size=n_landmarks, replace=False))
 
 
+def unlabeled_mean(M, unlabeled) -> np.ndarray:
+    """Mean of the rows of ``M`` (dense or scipy.sparse) at the unlabeled points, zeros when
+    there are none: the point that balancing by centring (cS3VM paper §2.2) moves to the
+    origin. ``unlabeled`` is a boolean mask or an index array."""
+    rows = np.flatnonzero(unlabeled) if np.asarray(unlabeled).dtype == bool else unlabeled
+    if len(rows) == 0:
+        return np.zeros(M.shape[1])
+    return np.asarray(M[rows].mean(axis=0), dtype=float).ravel()
+
+
 @dataclass(frozen=True, slots=True)
 class UnlabeledCentering:
     """Centre feature space on the mean of the unlabeled points.

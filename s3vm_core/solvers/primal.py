@@ -19,7 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from s3vm_core.kernels import UnlabeledCentering, kernel_matrix, kernel_pca_map
+from s3vm_core.kernels import (
+    UnlabeledCentering,
+    kernel_matrix,
+    kernel_pca_map,
+    unlabeled_mean,
+)
 from s3vm_core.losses import (
     hinge,
     hinge_grad,
@@ -96,7 +101,7 @@ class PrimalMap:
         unlabeled = problem.unlabeled
         bias = float(problem.y[problem.labeled].mean())
         if kernel == "linear":
-            shift = X[unlabeled].mean(axis=0) if np.any(unlabeled) else np.zeros(X.shape[1])
+            shift = unlabeled_mean(X, unlabeled)
             return cls(Z=X - shift, bias=bias, kernel=kernel, sigma_=None, degree=degree,
                        coef0=coef0, X_fit=X, centering=None, A=None, shift=shift)
         if landmarks is not None:
@@ -104,7 +109,7 @@ class PrimalMap:
             K_q = kernel_matrix(X_q, X_q, kernel, sigma_, degree, coef0)
             _, A = kernel_pca_map(0.5 * (K_q + K_q.T), n_components, rtol=EIGENVALUE_RTOL)
             Z = kernel_matrix(X, X_q, kernel, sigma_, degree, coef0) @ A
-            shift = Z[unlabeled].mean(axis=0) if np.any(unlabeled) else np.zeros(Z.shape[1])
+            shift = unlabeled_mean(Z, unlabeled)
             return cls(Z=Z - shift, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree,
                        coef0=coef0, X_fit=X_q, centering=None, A=A, shift=shift)
         K = kernel_matrix(X, X, kernel, sigma_, degree, coef0)

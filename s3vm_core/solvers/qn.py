@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.kernels import select_landmarks
+from s3vm_core.kernels import select_landmarks, unlabeled_mean
 from s3vm_core.losses import (
     modified_logistic,
     modified_logistic_grad,
@@ -51,7 +51,7 @@ class _KernelExpansion:
     def __init__(self, K_XR: np.ndarray, landmarks: np.ndarray, unlabeled: np.ndarray):
         self.K = K_XR
         self.landmarks = landmarks
-        self.m = K_XR[unlabeled].mean(axis=0) if unlabeled.size else np.zeros(K_XR.shape[1])
+        self.m = unlabeled_mean(K_XR, unlabeled)
 
     @property
     def n_params(self) -> int:
@@ -82,8 +82,7 @@ class _LinearKernel:
 
     def __init__(self, X, unlabeled: np.ndarray):
         self.X = X
-        d = X.shape[1]
-        self.mu = np.asarray(X[unlabeled].mean(axis=0)).ravel() if unlabeled.size else np.zeros(d)
+        self.mu = unlabeled_mean(X, unlabeled)
 
     @property
     def n_params(self) -> int:
