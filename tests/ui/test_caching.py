@@ -51,7 +51,7 @@ def test_the_preview_figure_shows_the_latest_boundary_and_progress():
     assert live.advance(0.0) is None
     fig = running_figure(live, caching.dataset(*MOONS)[2], np.array(one_label_per_class()))
     assert "running" in fig.layout.annotations[0].text
-    assert "1 states so far" in fig.layout.annotations[0].text
+    assert "1 state so far" in fig.layout.annotations[0].text
     fill, lines = fig.data[:2]
     assert fill.type == "heatmap" and np.asarray(fill.z).shape == (60, 60)
     assert lines.type == "contour" and lines.contours.start == 0 == lines.contours.end
