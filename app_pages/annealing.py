@@ -161,8 +161,7 @@ st.dataframe(
     hide_index=True, width="stretch",
 )
 panels = [boundary_panel(name, s, grid) for name, s, _ in runs]
-st.plotly_chart(boundary_multiples_figure(panels, X2, labels,
-                                          *(grid[:2] if grid else (None, None))),
+st.plotly_chart(boundary_multiples_figure(panels, X2, labels, grid),
                 width="stretch", config={"displaylogo": False})
 st.caption(
     "The DA paper's Table 5 on your data: the same objective minimized from a single "

@@ -115,7 +115,7 @@ for index in picked:
     name = "γ = 0" if s.stage_value == 0 else f"γ = {s.stage_value:.3g}"
     panels.append(boundary_panel(name, s, grid))
 st.plotly_chart(
-    boundary_multiples_figure(panels, X2, labels, *(grid[:2] if grid else (None, None))),
+    boundary_multiples_figure(panels, X2, labels, grid),
     width="stretch", config={"displaylogo": False})
 st.caption(
     "The minimizer of each L_γ, from the most smoothed (left) to the original objective "

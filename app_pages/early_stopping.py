@@ -105,8 +105,7 @@ panels = [
 ]
 panels.append(boundary_panel(f"Newton optimum · {100 * optimum_error:.0f} %", run["newton"],
                              grid))
-st.plotly_chart(boundary_multiples_figure(panels, X2, labels,
-                                          *(grid[:2] if grid else (None, None)), n_cols=3),
+st.plotly_chart(boundary_multiples_figure(panels, X2, labels, grid, n_cols=3),
                 width="stretch", config={"displaylogo": False})
 st.caption(
     "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "

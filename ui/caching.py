@@ -115,7 +115,7 @@ class LiveRun:
         # trace() validates and sets the feature map up before its first state: bad input
         # raises its ValueError here, and the display grid's features can be computed now.
         self._trace = self.estimator.trace(X, np.asarray(labels))
-        self._grid = grid_features(self.estimator, X, X2)
+        self.grid = grid_features(self.estimator, X, X2)
         self.states: list = []
         self.seconds = 0.0
         self.result: Run | None = None
@@ -154,19 +154,15 @@ class LiveRun:
 
     def latest_panel(self, title: str):
         """``boundary_panel`` of the last recorded state."""
-        return boundary_panel(title, self.states[-1], self._grid)
-
-    @property
-    def grid_axes(self):
-        return (None, None) if self._grid is None else self._grid[:2]
+        return boundary_panel(title, self.states[-1], self.grid)
 
     def _finish(self) -> Run:
         frames = pick_frames(self.states)
         shown = [self.states[i] for i in frames]
         point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
         grid_x = grid_y = grid_decisions = None
-        if self._grid is not None:
-            grid_x, grid_y, features = self._grid
+        if self.grid is not None:
+            grid_x, grid_y, features = self.grid
             grid_decisions = decision_on_grid(features, shown).astype(np.float32)
             grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
         return Run(self.states, self.estimator, self.seconds, frames, grid_x, grid_y,

@@ -234,8 +234,7 @@ def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
     player's place and size (``live`` is a ``ui.caching.LiveRun``)."""
     state, n = live.states[-1], len(live.states)
     title = f"running… {_stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
-    fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, *live.grid_axes,
-                                    n_cols=1)
+    fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
     fig.update_layout(height=600)
     return fig
 
@@ -295,14 +294,16 @@ def landscape_figure(ts: np.ndarray, curves, gamma0: float, gamma_end: float) ->
     return fig
 
 
-def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, grid_x=None,
-                              grid_y=None, n_cols: int = 4) -> go.Figure:
+def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, display_grid=None,
+                              n_cols: int = 4) -> go.Figure:
     """Small multiples of a decision function: one panel per ``(title, grid, points)``.
 
-    ``grid`` is the decision on the ``grid_x × grid_y`` display grid (or ``None`` for data
-    with more than two dimensions), ``points`` the decision on the training points; each panel
+    ``display_grid`` is ``ui.caching.grid_features``'s ``(grid_x, grid_y, ...)``, or ``None``
+    for data with more than two dimensions (then only the points are drawn). A panel's ``grid``
+    is the decision on that grid, ``points`` the decision on the training points; each panel
     draws f as a heatmap with the line f = 0 and the points coloured by predicted class.
     """
+    grid_x, grid_y = (None, None) if display_grid is None else display_grid[:2]
     n = len(panels)
     n_cols = max(1, min(n_cols, n))
     n_rows = math.ceil(n / n_cols)

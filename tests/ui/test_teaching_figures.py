@@ -69,7 +69,7 @@ def test_boundary_small_multiples_draw_one_boundary_per_panel(continuation):
     ends = [s for s in states if s.event == "stage_end"][::4]
     panels = [(f"γ = {s.stage_value:.3g}", (features @ s.coef + s.intercept).reshape(12, 15),
                s.train_decision) for s in ends]
-    fig = boundary_multiples_figure(panels, X, labels, gx, gy, n_cols=2)
+    fig = boundary_multiples_figure(panels, X, labels, (gx, gy, None), n_cols=2)
     contours = [t for t in fig.data if t.type == "contour"]
     assert len(contours) == len(panels) == 3
     assert all(c.contours.start == 0 == c.contours.end for c in contours)
