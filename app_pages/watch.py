@@ -1,5 +1,7 @@
 """Watch a solver: run it on the current data and labels, then play its optimization path."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import streamlit as st
 
@@ -7,7 +9,8 @@ from toy_data import UNLABELED
 from ui import state
 from ui.caching import current_data, run_solver
 from ui.comparison import unlabeled_error
-from ui.figures import player_figure, running_figure, soft_labels_figure
+from ui.figures import running_figure, soft_labels_figure
+from ui.player import film
 from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
 start_page()
@@ -28,12 +31,16 @@ require_both_classes(labels, "any solver")
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
-film = st.empty()  # the running solver's latest boundary, then the player in its place
+# The running solver's latest boundary, then the player in its place. The placeholder is made
+# at the first preview only: sent on every rerun, it would blank the player for a moment.
+preview = []
 
 
 def show_progress(live) -> None:
-    film.plotly_chart(running_figure(live, X2, labels), width="stretch",
-                      config={"displaylogo": False})
+    if not preview:
+        preview.append(st.empty())
+    preview[0].plotly_chart(running_figure(live, X2, labels), width="stretch",
+                            config={"displaylogo": False})
 
 
 try:
@@ -42,7 +49,8 @@ try:
                          preview=show_progress)
         baseline = run_solver(data, label_key, "SVMBaseline", ()) if show_baseline else None
 except ValueError as error:
-    film.empty()
+    for place in preview:
+        place.empty()
     st.error(f"{error}")
     st.stop()
 
@@ -53,12 +61,20 @@ chosen = st.session_state[state.FRAME]
 frame = run.frame_of(chosen)
 baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
                  and baseline.grid_decisions is not None else None)
-film.plotly_chart(player_figure(run, X2, labels, frame, baseline_grid), width="stretch",
-                  config={"displaylogo": False})
+
+
+def follow_player() -> None:
+    """The player paused, stepped or scrubbed to a state: show that state's details."""
+    st.session_state[state.FRAME] = st.session_state[state.FILM]
+
+
+with preview[0] if preview else nullcontext():
+    film(run, X2, labels, frame, baseline_grid, key=state.FILM, on_change=follow_player)
 st.caption(
     "▶ Play runs the recorded path in your browser (the large title is the outer parameter: "
     f"{SOLVERS[solver].stage_label}). Colours show f; black lines are f = 0 (the boundary) and "
-    "the margins f = ±1; unlabeled points take the colour of their predicted class."
+    "the margins f = ±1; unlabeled points take the colour of their predicted class. Pause, "
+    "step or scrub to a state to see its numbers below."
 )
 if n_states > 1:
     st.slider("state details", 0, n_states - 1, key=state.FRAME,

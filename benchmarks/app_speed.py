@@ -8,9 +8,9 @@ Starts the app on a free loopback port and reports, as markdown tables:
 * Run -> first boundary and Run -> film ready, for every solver on two moons with n = 300: a
   new seed in the sidebar (new data and labels, so nothing is cached) until the running
   solver's first preview is drawn (or the film, for a run that ends before its first
-  preview), and until the film is drawn — the solver's full trace, the grid decisions, the
-  figure and the browser's rendering; and the figure's payload in MB;
-* frames per second of ▶ Play's first pass over the film in the browser.
+  preview), and until the player has drawn the film — the solver's full trace, the grid
+  decisions, the player's arguments and the browser's drawing; and the player's payload in MB;
+* frames per second of ▶ Play's pass over the film in the browser (``ui.player``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,14 @@ def click_latency(page, base: str, n: int, clicks: int) -> float:
 
 RUNNING = """() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]
     .some(a => a.textContent.startsWith('running'))"""
-DONE = """() => document.querySelector('[data-test-script-state="notRunning"]') !== null"""
+PLAYER = 'iframe[title="ui.player.film_player"]'
+
+
+def player(page):
+    """The player's frame, once it shows a film."""
+    frame = page.wait_for_selector(PLAYER, timeout=120_000).content_frame()
+    frame.wait_for_function("() => window.film && window.film.films > 0", timeout=120_000)
+    return frame
 
 
 def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, float]:
@@ -98,9 +105,15 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
     _, y = two_moons(n, noise=noise, random_state=seed)
     page.goto(scenario_url(base, "watch", dataset=name, n=n, noise=noise, seed=seed,
                            labels=one_label_per_class(y), solver=solver, params={}))
-    page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=120_000)
+    player(page)
     firsts, films = [], []
     for new_seed in range(seed + 1, seed + 1 + repeats):
+        # A new film is a new player (after a preview) or one more film in the same player.
+        drawn = page.evaluate(f"""() => {{ const frame = document.querySelector('{PLAYER}');
+            frame.dataset.old = 'yes'; return frame.contentWindow.film.films; }}""")
+        new_film = f"""() => {{ const frame = document.querySelector('{PLAYER}');
+            const film = frame && frame.contentWindow.film;
+            return !!film && (frame.dataset.old ? film.films > {drawn} : film.films > 0); }}"""
         seed_box = page.get_by_label("seed")
         seed_box.fill(str(new_seed))
         start = time.perf_counter()
@@ -109,42 +122,43 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
             page.wait_for_selector('[data-test-script-state="running"]', timeout=2_000)
         except Exception:  # noqa: BLE001 - a very fast run may finish before we look
             pass
-        page.wait_for_function(f"() => ({RUNNING})() || ({DONE})()", polling="raf",
+        page.wait_for_function(f"() => ({RUNNING})() || ({new_film})()", polling="raf",
                                timeout=120_000)
         firsts.append(time.perf_counter() - start)
-        page.wait_for_selector('[data-test-script-state="notRunning"]', timeout=120_000)
-        page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=120_000)
+        page.wait_for_function(new_film, polling="raf", timeout=120_000)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
                       "requestAnimationFrame(r)))")
         films.append(time.perf_counter() - start)
     return statistics.median(firsts), statistics.median(films)
 
 
-def play_fps(page) -> float:
-    """Frames per second of ▶ Play's first pass over the film, from the first frame shown to
-    the last (the browser has not drawn any of these frames before)."""
-    page.evaluate("""() => { window.__frames = []; window.__played = false;
-        const gd = document.querySelector('.js-plotly-plot');
-        gd.on('plotly_animatingframe', () => window.__frames.push(performance.now()));
-        gd.on('plotly_animated', () => { window.__played = true; }); }""")
-    page.get_by_text("▶ Play", exact=True).click()
-    page.wait_for_function("() => window.__played", timeout=120_000)
-    stamps = page.evaluate("() => window.__frames")
+def play_fps(page) -> tuple[float, int]:
+    """Frames per second of ▶ Play's pass over the film, from the first frame shown to the
+    last, and the number of frames."""
+    frame = player(page)
+    frame.get_by_text("▶ Play", exact=True).click()
+    frame.wait_for_function("() => !film.playing", timeout=120_000)
+    stamps = frame.evaluate("() => film.drawn")
+    n_frames = frame.evaluate("() => args.states.length")
     if len(stamps) < 2:
-        return float("nan")  # a trace of one or two frames has nothing to play
-    return 1000.0 * (len(stamps) - 1) / (stamps[-1] - stamps[0])
+        return float("nan"), n_frames  # a trace of one state has nothing to play
+    return 1000.0 * (len(stamps) - 1) / (stamps[-1] - stamps[0]), n_frames
 
 
 def payload_mb(solver: str) -> float:
+    """Size of the player's arguments: JSON and bytes."""
     from ui.caching import dataset, run_solver
-    from ui.figures import player_figure
+    from ui.player import film_args
 
     _, y, X2 = dataset(*MOONS_300)
     labels = np.full(len(y), -1)
     for index, cls in one_label_per_class(y).items():
         labels[int(index)] = cls
     run = run_solver(MOONS_300, tuple(labels.tolist()), solver, ())
-    return len(player_figure(run, X2, labels).to_json()) / 1e6
+    args = film_args(run, X2, labels)
+    binary = {k: v for k, v in args.items() if isinstance(v, bytes)}
+    text = json.dumps({k: v for k, v in args.items() if k not in binary})
+    return (len(text) + sum(map(len, binary.values()))) / 1e6
 
 
 def main(argv=None) -> None:
@@ -174,10 +188,7 @@ def main(argv=None) -> None:
             print("|---|---|---|---|---|---|")
             for solver in args.solvers or SOLVERS:
                 first, film = first_frame(page, base, solver, 3)
-                fps = play_fps(page)
-                frames = page.evaluate(
-                    "() => document.querySelector('.js-plotly-plot')._transitionData"
-                    "._frames.length")
+                fps, frames = play_fps(page)
                 payload = payload_mb(solver)
                 print(f"| {solver} | {first:.2f} | {film:.2f} | {frames} | {payload:.2f} | "
                       f"{fps:.1f} |")

@@ -73,7 +73,11 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "") -> go.F
     return fig
 
 
-def _stage_text(state) -> str:
+#: Height of the film's figure (the player adds its title above and its controls below).
+PLAYER_HEIGHT = 600
+
+
+def stage_text(state) -> str:
     name = STAGE_NAMES.get(state.stage, state.stage)
     if math.isnan(state.stage_value):
         return f"{name} · iteration {state.iteration}"
@@ -86,7 +90,7 @@ DECISION_FILL = [[0.0, "rgb(231,164,112)"], [0.5, "#FFFFFF"], [1.0, "rgb(112,176
 FILL_STEPS = 60
 
 
-def _fill_values(decisions: np.ndarray) -> np.ndarray:
+def fill_values(decisions: np.ndarray) -> np.ndarray:
     """f on the grid as small integers for the heatmap fill (|f| >= DECISION_RANGE saturates)."""
     limit = DECISION_RANGE * FILL_STEPS
     return np.clip(np.round(decisions * FILL_STEPS), -limit, limit).astype(np.int8)
@@ -100,7 +104,7 @@ def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = (-1, 0
     limit = DECISION_RANGE * FILL_STEPS
     step = lines[1] - lines[0] if len(lines) > 1 else 1
     return [
-        go.Heatmap(x=grid_x, y=grid_y, z=_fill_values(decisions), zsmooth="fast",
+        go.Heatmap(x=grid_x, y=grid_y, z=fill_values(decisions), zsmooth="fast",
                    colorscale=DECISION_FILL, zmin=-limit, zmax=limit, showscale=False,
                    hoverinfo="skip", name="f"),
         go.Contour(x=grid_x, y=grid_y, z=np.round(decisions, 3), showscale=False,
@@ -128,48 +132,36 @@ def _spans_decades(values: np.ndarray) -> bool:
     return positive.size > 1 and positive.max() >= 100 * positive.min()
 
 
-def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
+def player_figure(run, X2: np.ndarray, labels: np.ndarray,
                   baseline_decisions: np.ndarray | None = None) -> go.Figure:
-    """The Watch page's film: decision function, points, and linked objective / stage charts.
+    """The still part of the Watch page's film (``ui.player`` plays it): points, and linked
+    charts of the objective and the stage value over the steps.
 
-    Frames hold one decision trace, the point colours and the two progress markers each, so
-    Play, Pause and the slider run in the browser without a server round trip. A frame carries
-    only what changes (the grid values, numeric point colours and the progress markers).
-    ``baseline_decisions`` (grid-shaped) adds the supervised SVM's f = 0 as a dashed line.
+    For 2-D data the points are coloured by the final state's predicted class and the main
+    axes are fixed to the display grid, on which the player paints each frame's decision
+    function beneath the (transparent) plot; for data with more dimensions the points are
+    coloured by their decision value. ``baseline_decisions`` (grid-shaped) adds the supervised
+    SVM's f = 0 as a dashed line.
     """
-    frame = frame % len(run.frames)
-    states = run.states
-    shown = [states[i] for i in run.frames]
     on_grid = run.grid_decisions is not None
     fig = make_subplots(
         rows=2, cols=2, column_widths=[0.62, 0.38], specs=[[{"rowspan": 2}, {}], [None, {}]],
         subplot_titles=("", "objective", "stage value"), horizontal_spacing=0.08,
         vertical_spacing=0.15,
     )
-    marker = {"size": 11, "color": "black"}
-    current = shown[frame]
     if on_grid:
-        for trace in decision_traces(run.grid_x, run.grid_y, run.grid_decisions[frame]):
-            fig.add_trace(trace, row=1, col=1)
-        fig.add_trace(_points_trace(X2, labels, run.point_decisions[frame] > 0), row=1, col=1)
-        # the fill ends at the grid: without fixed ranges, autorange leaves white bands
+        fig.add_trace(_points_trace(X2, labels, run.point_decisions[-1] > 0), row=1, col=1)
         fig.update_xaxes(range=[run.grid_x[0], run.grid_x[-1]], row=1, col=1)
         fig.update_yaxes(range=[run.grid_y[0], run.grid_y[-1]], row=1, col=1)
     else:
-        fig.add_trace(_colored_points(X2, labels, run.point_decisions[frame]), row=1, col=1)
-    fig.add_trace(go.Scatter(x=[current.step], y=[current.objective], mode="markers",
-                             marker=marker, showlegend=False), row=1, col=2)
-    fig.add_trace(go.Scatter(x=[current.step], y=[current.stage_value], mode="markers",
-                             marker=marker, showlegend=False), row=2, col=2)
-    moving = list(range(len(fig.data)))
-
-    steps = [s.step for s in states]
-    objectives = np.array([s.objective for s in states])
-    stage_values = np.array([s.stage_value for s in states])
+        fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1]), row=1, col=1)
+    steps = [s.step for s in run.states]
+    objectives = np.array([s.objective for s in run.states])
+    stage_values = np.array([s.stage_value for s in run.states])
     fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": "#555555"},
-                             showlegend=False), row=1, col=2)
+                             showlegend=False, name="objective"), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
-                             showlegend=False), row=2, col=2)
+                             showlegend=False, name="stage value"), row=2, col=2)
     for values, row in ((objectives, 1), (stage_values, 2)):
         if _spans_decades(values):
             fig.update_yaxes(type="log", row=row, col=2)
@@ -179,53 +171,15 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray, frame: int = -1,
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
             name="supervised SVM", hoverinfo="skip"), row=1, col=1)
-
-    slider_steps = [
-        {"method": "animate", "label": str(state.step),
-         "args": [[str(k)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
-                             "transition": {"duration": 0}}]}
-        for k, state in enumerate(shown)
-    ]
-    fig.update_layout(
-        title={"text": _stage_text(current), "font": {"size": 24}},
-        height=600, margin={"l": 10, "r": 10, "t": 70, "b": 90}, plot_bgcolor="white",
-        legend={"orientation": "h", "x": 0.0, "y": 1.06},
-        updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 0.0, "y": -0.1, "xanchor": "left",
-            "yanchor": "top", "showactive": False,
-            "buttons": [
-                {"label": "▶ Play", "method": "animate",
-                 "args": [None, {"frame": {"duration": 50, "redraw": True},
-                                 "fromcurrent": True, "transition": {"duration": 0}}]},
-                {"label": "❚❚ Pause", "method": "animate",
-                 "args": [[None], {"mode": "immediate", "frame": {"duration": 0,
-                                                                   "redraw": False}}]},
-            ],
-        }],
-        sliders=[{"active": frame, "steps": slider_steps, "x": 0.16, "len": 0.84, "y": -0.1,
-                  "yanchor": "top", "currentvalue": {"visible": False}, "pad": {"t": 0},
-                  "font": {"size": 9}, "ticklen": 3}],
-    )
-    fig.update_xaxes(showgrid=False, zeroline=False, row=1, col=1)
-    fig.update_yaxes(showgrid=False, zeroline=False, row=1, col=1)
+    transparent = "rgba(0,0,0,0)"  # the player paints the decision function beneath
+    fig.update_layout(height=PLAYER_HEIGHT, margin={"l": 40, "r": 10, "t": 30, "b": 40},
+                      plot_bgcolor=transparent, paper_bgcolor=transparent)
+    # Equal scales shrink the plot area rather than widen the ranges: the grid fills it.
+    fig.update_xaxes(showgrid=False, zeroline=False, constrain="domain", row=1, col=1)
+    fig.update_yaxes(showgrid=False, zeroline=False, constrain="domain", constraintoward="top",
+                     row=1, col=1)
     _square_axes(fig, row=1, col=1)
     fig.update_xaxes(title_text="step", row=2, col=2)
-
-    def frame_data(k: int, state) -> list:
-        # Only what changes; plotly merges a frame's traces into the figure's.
-        if on_grid:
-            colors = point_style(labels, run.point_decisions[k] > 0)[0]
-            main = [go.Heatmap(z=_fill_values(run.grid_decisions[k])),
-                    go.Contour(z=np.round(run.grid_decisions[k], 3)),
-                    go.Scatter(marker={"color": colors})]
-        else:
-            main = [go.Scatter(marker={"color": np.round(run.point_decisions[k], 3)})]
-        return main + [go.Scatter(x=[state.step], y=[state.objective]),
-                       go.Scatter(x=[state.step], y=[state.stage_value])]
-
-    fig.frames = [go.Frame(name=str(k), traces=moving, data=frame_data(k, state),
-                           layout={"title": {"text": _stage_text(state)}})
-                  for k, state in enumerate(shown)]
     return fig
 
 
@@ -233,9 +187,9 @@ def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
     """What the Watch page shows while a solver runs: the boundary of its latest state, in the
     player's place and size (``live`` is a ``ui.caching.LiveRun``)."""
     state, n = live.states[-1], len(live.states)
-    title = f"running… {_stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
+    title = f"running… {stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
     fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
-    fig.update_layout(height=600)
+    fig.update_layout(height=PLAYER_HEIGHT)
     return fig
 
 

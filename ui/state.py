@@ -27,6 +27,7 @@ LABEL_CHART = "label_chart"  # the clickable scatter of the Data page (selection
 SOLVER = "solver"            # the solver picked on the Watch page
 PARAMS_PREFIX = "param:"     # one widget key per solver parameter: "param:<solver>:<name>"
 FRAME = "frame"              # the state shown in detail on the Watch page
+FILM = "film"                # the Watch page's player: the state it was paused or stepped to
 SHOW_BASELINE = "show_baseline"
 SCENARIO_LOADED = "scenario_loaded"  # the URL scenario was read once for this session
 ERROR = "error"              # message of the last failed action, shown on the next run

@@ -17,3 +17,19 @@ def values(array_spec) -> np.ndarray:
         data = np.frombuffer(base64.b64decode(array_spec["bdata"]), dtype=array_spec["dtype"])
         return data.reshape(array_spec["shape"]) if "shape" in array_spec else data
     return np.asarray(array_spec)
+
+
+def film(at) -> dict:
+    """The arguments of the Watch page's player (``ui.player.film_args``): the still figure as
+    JSON, the per-frame bytes as numpy arrays."""
+    (element,) = at.get("component_instance")
+    args = json.loads(element.proto.json_args)
+    args["figure"] = json.loads(args["figure"])
+    for special in element.proto.special_args:
+        args[special.key] = np.frombuffer(special.bytes, dtype=np.uint8)
+    n_frames = len(args["states"])
+    args["points"] = args["points"].reshape(n_frames, -1)
+    if args["grid"] is not None:
+        args["fill"] = args["fill"].view(np.int8).reshape(
+            n_frames, args["grid"]["ny"], args["grid"]["nx"])
+    return args

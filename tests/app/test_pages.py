@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from page_helpers import plotly_specs, values
+from page_helpers import film, plotly_specs, values
 
 from toy_data import DATASETS
 from ui import state
@@ -62,10 +62,11 @@ def test_watch_page_plays_the_baseline(app):
     at = app.run()
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
-    (spec,) = plotly_specs(at)
-    assert [t["type"] for t in spec["data"][:2]] == ["heatmap", "contour"]
-    assert len(spec["frames"]) == 2
-    assert any(t.get("name") == "supervised SVM" for t in spec["data"])
+    played = film(at)
+    assert played["states"] == [0, 1] and played["titles"][-1].startswith("fit")
+    assert played["fill"].shape == (2, 60, 60)  # the decision function on the display grid
+    assert np.ptp(played["fill"][-1]) > 0
+    assert any(t.get("name") == "supervised SVM" for t in played["figure"]["data"])
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["step"] == "1 (final)"
     assert metrics["unlabeled error"].endswith("%")
@@ -104,8 +105,7 @@ def test_jumping_to_a_state_shows_its_details(app):
     at.run()  # the film follows the slider on the next run as well
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["step"] == "0 (init)"
-    (spec,) = plotly_specs(at)
-    assert spec["layout"]["sliders"][0]["active"] == 0
+    assert film(at)["frame"] == 0
 
 
 def test_shared_scenario_in_the_url_restores_data_and_labels(app):
@@ -141,9 +141,11 @@ def test_every_solver_plays_on_the_default_data(app, solver):
     at.switch_page(WATCH).run()
     at.selectbox(key=state.SOLVER).select_index(list(SOLVERS).index(solver)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    spec = plotly_specs(at)[0]  # the film (DA adds its soft labels below)
-    assert [t["type"] for t in spec["data"][:2]] == ["heatmap", "contour"]
-    assert 2 <= len(spec["frames"]) <= 60
+    played = film(at)
+    assert 2 <= len(played["states"]) <= 60
+    assert played["fill"].shape[0] == played["points"].shape[0] == len(played["states"])
+    # the path goes somewhere: the first and last boundaries differ
+    assert not np.array_equal(played["fill"][0], played["fill"][-1])
     assert {m.label for m in at.metric} >= {"objective", "unlabeled error"}
 
 
@@ -156,10 +158,9 @@ def test_annealing_soft_labels_appear_at_the_chosen_state(app):
 
     def soft_labels_at(step):
         at.slider(key=state.FRAME).set_value(step).run()
-        specs = plotly_specs(at)
-        assert len(specs) == 2  # the film and the soft labels
-        assert "soft labels p" in specs[1]["layout"]["title"]["text"]
-        return values(specs[1]["data"][0]["marker"]["color"])[unlabeled]
+        (soft,) = plotly_specs(at)  # below the film
+        assert "soft labels p" in soft["layout"]["title"]["text"]
+        return values(soft["data"][0]["marker"]["color"])[unlabeled]
 
     early = soft_labels_at(1)
     assert np.all((early > 0.05) & (early < 0.95))  # T = 10: every p near the balance r
@@ -171,14 +172,14 @@ def test_annealing_soft_labels_appear_at_the_chosen_state(app):
 def test_parameter_form_runs_with_the_new_value_and_the_baseline_toggles(app):
     at = app.run()
     at.switch_page(WATCH).run()
-    first = plotly_specs(at)[0]
+    first = film(at)
     at.number_input(key=state.solver_param_key("SVMBaseline", "sigma")).set_value(0.2)
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception and not at.error
-    second = plotly_specs(at)[0]
-    assert first["data"][0]["z"] != second["data"][0]["z"]  # a narrower kernel, a new film
+    second = film(at)
+    assert not np.array_equal(first["fill"], second["fill"])  # a narrower kernel, a new film
     at.toggle(key=state.SHOW_BASELINE).set_value(False).run()
-    assert not any(t.get("name") == "supervised SVM" for t in plotly_specs(at)[0]["data"])
+    assert not any(t.get("name") == "supervised SVM" for t in film(at)["figure"]["data"])
     assert "vs supervised" not in str([m.proto for m in at.metric])
 
 

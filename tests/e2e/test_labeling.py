@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from browser_helpers import metric, point_position, screenshot
+from browser_helpers import film_player, metric, painted_share, point_position, screenshot
 
 from toy_data import pick_labeled, two_moons
 
@@ -32,11 +32,13 @@ def test_clicking_a_point_labels_it_and_the_boundary_appears(server, page):
     assert metric(page, "unlabeled") == "197"
     # The clicked point is now drawn as a labeled square (the chart may redraw after the counts).
     page.wait_for_function(
-        "i => document.querySelector('.js-plotly-plot')._fullData[0].marker.symbol[i] === "
+        "i => document.querySelector('.js-plotly-plot')?._fullData?.[0].marker.symbol[i] === "
         "'square'", arg=target, timeout=15_000)
     screenshot(page, "data-page-after-click")
 
     page.get_by_role("link", name="Watch a solver").click()
-    page.wait_for_selector(".js-plotly-plot .contour", timeout=60_000)
-    assert page.locator(".js-plotly-plot .contour").count() >= 1
+    painted = painted_share(film_player(page))
+    screenshot(page, "watch-page")
+    # the fill is the decision function (blue where f > 0) and its level lines are drawn
+    assert abs(painted["blue"] - painted["positive"]) < 0.05 and painted["dark"] > 100, painted
     screenshot(page, "watch-page")

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from browser_helpers import metric, screenshot
+from browser_helpers import film_player, metric, painted_share, screenshot
 
 from toy_data import pick_labeled, two_moons
 
@@ -65,23 +65,43 @@ def test_box_selection_labels_every_point_inside(server, page):
     screenshot(page, "box-selection")
 
 
-def test_play_advances_the_frames_in_the_browser(server, page):
+def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
     scenario = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0,
                 "labels": {"33": 0, "56": 1}, "solver": "ContinuationS3VM",
                 "params": {"sigma": 0.3}}
     page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
-    page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60_000)  # the player
-    title = page.locator(".js-plotly-plot .gtitle").first
-    before = title.text_content()
-    assert "γ" in before
-    page.get_by_text("▶ Play", exact=True).click()
-    page.wait_for_function(
-        "t => document.querySelector('.js-plotly-plot .gtitle').textContent !== t",
-        arg=before, timeout=10_000)
-    time.sleep(1.0)
-    page.get_by_text("❚❚ Pause", exact=True).click()
-    assert title.text_content() != before
+    player = film_player(page)
+    n_frames = player.evaluate("() => args.states.length")
+    assert player.evaluate("() => film.frame") == n_frames - 1  # a new run shows its end
+    assert player.locator("#title").text_content().startswith("γ = ")
+    # what is painted is the decision function: blue where f > 0, with its level lines
+    painted = painted_share(player)
+    assert abs(painted["blue"] - painted["positive"]) < 0.05, painted
+    assert painted["dark"] > 100
+
+    player.get_by_text("▶ Play", exact=True).click()  # from the start, since at the end
+    player.wait_for_function("() => !film.playing", timeout=30_000)
+    assert player.evaluate("() => film.drawn.length") == n_frames  # every frame was shown
     screenshot(page, "player-after-play")
+
+    player.get_by_text("▶ Play", exact=True).click()
+    time.sleep(0.5)
+    player.get_by_text("❚❚ Pause", exact=True).click()
+    paused = player.evaluate("() => [film.frame, args.states[film.frame]]")
+    assert 0 < paused[0] < n_frames - 1
+    # the page shows the paused state's details: its slider moves there
+    details = page.get_by_role("slider", name="state details").element_handle()
+
+    def wait_for_details_of(state_index):
+        page.wait_for_function("([el, v]) => el.value === String(v)",
+                               arg=[details, state_index], timeout=20_000)
+
+    wait_for_details_of(paused[1])
+    player.get_by_text("◀ Step", exact=True).click()
+    assert player.evaluate("() => film.frame") == paused[0] - 1
+    wait_for_details_of(player.evaluate("() => args.states[film.frame]"))
+    page.wait_for_selector('[data-test-script-state="notRunning"]')
+    screenshot(page, "player-paused")
 
 
 def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):
@@ -92,17 +112,18 @@ def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):
     scenario = {"dataset": "two_moons", "n": 300, "noise": 0.1, "seed": 4, "labels": labels,
                 "solver": "DeterministicAnnealingS3VM", "params": {}}
     page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    # the running boundary is on screen only briefly: look for it and its lines at once
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]
-            .some(a => a.textContent.startsWith('running'))""", polling="raf",
+        """() => [...document.querySelectorAll('.js-plotly-plot')].some(gd =>
+            [...gd.querySelectorAll('.annotation-text')]
+                .some(a => a.textContent.startsWith('running'))
+            && gd.querySelectorAll('.contour').length >= 1)""", polling="raf",
         timeout=60_000)
-    assert page.locator(".js-plotly-plot .contour").count() >= 1
-    screenshot(page, "watch-while-running")
-    page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60_000)
+    player = film_player(page)
     page.wait_for_function(
         """() => ![...document.querySelectorAll('.js-plotly-plot .annotation-text')]
             .some(a => a.textContent.startsWith('running'))""", timeout=30_000)
-    assert "T = " in page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert "T = " in player.locator("#title").text_content()
 
 
 def test_one_class_labels_show_the_message_before_any_solver_runs(server, page):

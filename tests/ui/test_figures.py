@@ -2,30 +2,17 @@ import json
 
 import numpy as np
 import plotly.io as pio
+from run_helpers import make_run
 
 from s3vm_core import SVMBaseline
 from toy_data import pick_labeled, project_2d, two_moons
-from ui.caching import Run, display_grid, pick_frames
+from ui.caching import Run, pick_frames
 from ui.figures import (
     CLASS_SYMBOLS,
-    FILL_STEPS,
     labeling_figure,
     player_figure,
     point_style,
 )
-
-
-def make_run(X, labels, estimator):
-    from s3vm_core import decision_on_grid
-
-    states = list(estimator.trace(X, labels))
-    frames = pick_frames(states)
-    gx, gy = display_grid(X, size=20)
-    xx, yy = np.meshgrid(gx, gy)
-    grid = decision_on_grid(estimator.features(np.column_stack([xx.ravel(), yy.ravel()])),
-                            [states[i] for i in frames]).reshape(len(frames), 20, 20)
-    points = np.stack([states[i].train_decision for i in frames])
-    return Run(states, estimator, 0.0, frames, gx, gy, grid, points)
 
 
 def test_labeled_points_differ_by_shape_not_only_colour():
@@ -46,31 +33,23 @@ def test_labeling_figure_is_one_trace_with_point_indices():
     assert fig.data[0].customdata.tolist() == list(range(30))
 
 
-def test_player_figure_has_a_frame_per_shown_state_with_the_zero_contour():
+def test_player_figure_holds_the_still_parts_of_the_film():
     X, y = two_moons(40, random_state=0)
     labels = pick_labeled(y, 1, random_state=0)
     run = make_run(X, labels, SVMBaseline())
-    fig = player_figure(run, X, labels, frame=0, baseline_decisions=run.grid_decisions[-1])
-    spec = json.loads(pio.to_json(fig))
-    assert len(spec["frames"]) == len(run.frames) == 2
-    fill, contour = spec["data"][:2]
-    assert fill["type"] == "heatmap" and fill["zsmooth"] == "fast"
-    assert contour["type"] == "contour" and contour["contours"]["coloring"] == "none"
-    assert (contour["contours"]["start"], contour["contours"]["end"]) == (-1, 1)
-    # the fill is the decision function, quantised; each frame carries fill, lines and points
-    fill_z = np.asarray(fig.data[0].z, dtype=float) / FILL_STEPS
-    np.testing.assert_allclose(fill_z, np.clip(run.grid_decisions[0], -2, 2), atol=0.5 / 60)
-    assert [t.type for t in fig.frames[0].data[:3]] == ["heatmap", "contour", "scatter"]
-    assert any(t.get("name") == "supervised SVM" and t["line"]["dash"] == "dash"
-               for t in spec["data"])
-    labels_in_buttons = [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]]
-    assert any("Play" in b for b in labels_in_buttons) and any("Pause" in b for b in
-                                                              labels_in_buttons)
-    # Unlabeled points take the colour of their predicted class in the final frame.
-    final_points = np.asarray(fig.frames[-1].data[2].marker.color)
+    spec = json.loads(pio.to_json(player_figure(run, X, labels, run.grid_decisions[-1])))
+    points, objective, stage, baseline = spec["data"]
+    assert points["customdata"] is not None and "frames" not in spec
+    assert (objective["name"], stage["name"]) == ("objective", "stage value")
+    assert baseline["name"] == "supervised SVM" and baseline["line"]["dash"] == "dash"
+    # the player paints the decision function beneath: the plot must let it through, and the
+    # main axes end where the grid does
+    assert spec["layout"]["plot_bgcolor"] == spec["layout"]["paper_bgcolor"] == "rgba(0,0,0,0)"
+    assert spec["layout"]["xaxis"]["range"] == [run.grid_x[0], run.grid_x[-1]]
+    # unlabeled points take the colour of the final state's predicted class
+    colors = np.asarray(player_figure(run, X, labels).data[0].marker.color)
     unlabeled = labels == -1
-    np.testing.assert_array_equal(final_points[unlabeled],
-                                  run.point_decisions[-1][unlabeled] > 0)
+    np.testing.assert_array_equal(colors[unlabeled], run.point_decisions[-1][unlabeled] > 0)
 
 
 def test_high_dimensional_data_is_coloured_by_decision_instead_of_a_grid():

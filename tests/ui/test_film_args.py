@@ -1,0 +1,94 @@
+"""The film player's arguments: what the browser plays must be the run, frame by frame."""
+
+import filecmp
+import json
+
+import numpy as np
+import pytest
+from run_helpers import make_run
+
+from s3vm_core import ContinuationS3VM, SVMBaseline
+from toy_data import pick_labeled, project_2d, two_moons
+from ui.caching import Run
+from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
+from ui.player import FRONTEND, PLOTLY_JS, film_args
+
+
+@pytest.fixture(scope="module")
+def moons_run():
+    X, y = two_moons(60, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    run = make_run(X, labels, ContinuationS3VM(sigma=0.4, n_gamma=4))
+    return X, labels, run
+
+
+def test_every_frame_carries_the_decision_function_on_the_grid(moons_run):
+    X, labels, run = moons_run
+    args = film_args(run, X, labels)
+    n_frames, ny, nx = run.grid_decisions.shape
+    assert args["grid"]["nx"] == nx and args["grid"]["ny"] == ny
+    assert args["grid"]["x"] == [run.grid_x[0], run.grid_x[-1]]
+    fill = np.frombuffer(args["fill"], dtype=np.int8).reshape(n_frames, ny, nx) / FILL_STEPS
+    # quantised to 1/FILL_STEPS and saturated beyond the colour scale's ends
+    expected = np.clip(run.grid_decisions, -DECISION_RANGE, DECISION_RANGE)
+    np.testing.assert_allclose(fill, expected, atol=0.5 / FILL_STEPS + 1e-6)
+    assert args["states"] == run.frames.tolist()
+    assert len(args["titles"]) == len(args["steps"]) == n_frames
+    assert args["titles"][0].startswith("γ = ")  # the stage value, in the title's large type
+
+
+def test_fill_colours_run_from_vermillion_through_white_to_blue(moons_run):
+    X, labels, run = moons_run
+    colors = np.frombuffer(film_args(run, X, labels)["fill_colors"], dtype=np.uint8)
+    colors = colors.reshape(-1, 3)
+    assert len(colors) == 2 * DECISION_RANGE * FILL_STEPS + 1  # one per quantised level
+    assert colors[len(colors) // 2].tolist() == [255, 255, 255]  # f = 0
+    assert colors[0, 0] > colors[0, 2] and colors[-1, 2] > colors[-1, 0]
+
+
+def test_unlabeled_points_take_their_predicted_class_and_labels_keep_theirs(moons_run):
+    X, labels, run = moons_run
+    args = film_args(run, X, labels)
+    assert args["point_colors"] == list(CLASS_COLORS)
+    colors = np.frombuffer(args["points"], dtype=np.uint8).reshape(len(run.frames), len(X))
+    unlabeled = labels == -1
+    for frame, decisions in enumerate(run.point_decisions):
+        np.testing.assert_array_equal(colors[frame][unlabeled], decisions[unlabeled] > 0)
+        np.testing.assert_array_equal(colors[frame][~unlabeled], labels[~unlabeled])
+
+
+def test_progress_markers_follow_the_objective_and_skip_missing_stage_values():
+    X, y = two_moons(40, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    run = make_run(X, labels, SVMBaseline())  # its stage ("fit") has no value
+    args = film_args(run, X, labels)
+    objective, stage = args["progress"]
+    assert objective["values"] == pytest.approx([run.states[i].objective for i in run.frames])
+    assert stage["values"] == [None] * len(run.frames)
+    json.dumps({k: v for k, v in args.items() if not isinstance(v, bytes)}, allow_nan=False)
+
+
+def test_high_dimensional_points_are_coloured_by_their_decision_value():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2, 1, (20, 5)), rng.normal(2, 1, (20, 5))]
+    labels = np.full(40, -1)
+    labels[[0, 39]] = [0, 1]
+    model = SVMBaseline()
+    states = list(model.trace(X, labels))
+    decisions = np.stack([s.train_decision for s in states])
+    run = Run(states, model, 0.0, np.arange(2), None, None, None, decisions)
+    args = film_args(run, project_2d(X), labels)
+    assert args["grid"] is None and args["fill"] == b""
+    index = np.frombuffer(args["points"], dtype=np.uint8).reshape(2, 40).astype(int)
+    middle = len(args["point_colors"]) // 2
+    np.testing.assert_allclose((index - middle) / FILL_STEPS,
+                               np.clip(decisions, -DECISION_RANGE, DECISION_RANGE),
+                               atol=0.5 / FILL_STEPS + 1e-6)
+    assert args["point_colors"][middle] == "rgb(255, 255, 255)"  # f = 0 on DECISION_SCALE
+
+
+def test_the_player_serves_the_installed_plotly_js():
+    served = FRONTEND / PLOTLY_JS.name
+    assert filecmp.cmp(served, PLOTLY_JS, shallow=False)
+    page = (FRONTEND / "index.html").read_text()
+    assert 'src="plotly.min.js"' in page and 'src="player.js"' in page

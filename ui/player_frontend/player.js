@@ -1,0 +1,283 @@
+"use strict";
+// The Watch page's film player (ui/player.py builds its arguments).
+//
+// plotly draws the figure once: points, axes, the objective and stage-value charts. Each frame
+// then costs a few milliseconds instead of a full plotly redraw: the decision function and its
+// level lines are painted on the canvas beneath the plot, only the points' colours are
+// restyled, and the progress markers are painted on the canvas above it.
+
+const byId = (id) => document.getElementById(id);
+const plot = byId("plot");
+const under = byId("under");
+const over = byId("over");
+const scrub = byId("scrub");
+
+// What the page shows, read by the browser tests and benchmarks/app_speed.py: the frame on
+// screen, whether Play runs, when each frame of the last Play was drawn, and how many films
+// this player has drawn.
+const film = (window.film = { frame: 0, playing: false, drawn: [], films: 0 });
+
+let args = null;           // the latest arguments from the page
+let figureJson = null;     // the figure drawn now (a new one means a new film)
+let frameAsked = null;     // the frame the page asked for last
+let fill = null;           // int8 (frames, ny, nx): f * fill_steps on the display grid
+let pointColors = null;    // uint8 (frames, n): each point's colour, an index into point_colors
+const tile = document.createElement("canvas");  // the grid, one pixel per grid point
+
+function send(type, data) {
+  window.parent.postMessage({ isStreamlitMessage: true, type, ...data }, "*");
+}
+
+function int8(bytes) {
+  return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function lastFrame() {
+  return args.states.length - 1;
+}
+
+// -- drawing one frame ------------------------------------------------------------------
+
+function show(k) {
+  film.frame = k;
+  byId("title").textContent = args.titles[k];
+  scrub.value = String(k);
+  byId("where").textContent = `state ${args.states[k]} · frame ${k + 1} of ${args.states.length}`;
+  paint();
+}
+
+function canvasFor(canvas) {
+  const width = plot.clientWidth;
+  const height = plot.clientHeight;
+  const ratio = window.devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  return ctx;
+}
+
+function paint() {
+  const layout = plot._fullLayout;
+  if (!layout || !layout.xaxis || !args || film.frame > lastFrame()) return;
+  const beneath = canvasFor(under);
+  if (fill) paintDecision(beneath, layout.xaxis, layout.yaxis, film.frame);
+  colorPoints(film.frame);
+  const above = canvasFor(over);
+  for (const chart of args.progress) paintMarker(above, layout[chart.x], layout[chart.y],
+    args.steps[film.frame], chart.values[film.frame]);
+}
+
+// The points' colours are set on plotly's own markers: a restyle of marker.color recomputes
+// the whole figure (about 40 ms), a style per marker costs well under one. plotly draws the
+// markers anew after a zoom or a resize, and paint() then colours them again.
+function colorPoints(k) {
+  const trace = plot.calcdata && plot.calcdata[args.points_trace];
+  if (!trace || !trace[0].node3) return;
+  const markers = trace[0].node3.node().querySelectorAll("path.point");
+  const n = args.n_points;
+  for (let i = 0; i < markers.length && i < n; i++) {
+    markers[i].style.fill = args.point_colors[pointColors[k * n + i]];
+  }
+}
+
+function paintDecision(ctx, xaxis, yaxis, k) {
+  const { nx, ny, x, y } = args.grid;
+  const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
+  const limit = (args.fill_colors.length / 3 - 1) / 2;
+  tile.width = nx;
+  tile.height = ny;
+  const tileCtx = tile.getContext("2d");
+  const image = tileCtx.createImageData(nx, ny);
+  for (let row = 0; row < ny; row++) {
+    const source = (ny - 1 - row) * nx;  // y grows upwards, image rows downwards
+    for (let i = 0; i < nx; i++) {
+      const level = 3 * (values[source + i] + limit);
+      const at = 4 * (row * nx + i);
+      image.data[at] = args.fill_colors[level];
+      image.data[at + 1] = args.fill_colors[level + 1];
+      image.data[at + 2] = args.fill_colors[level + 2];
+      image.data[at + 3] = 255;
+    }
+  }
+  tileCtx.putImageData(image, 0, 0);
+
+  const dx = (x[1] - x[0]) / (nx - 1);
+  const dy = (y[1] - y[0]) / (ny - 1);
+  const px = (v) => xaxis._offset + xaxis.l2p(v);
+  const py = (v) => yaxis._offset + yaxis.l2p(v);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(xaxis._offset, yaxis._offset, xaxis._length, yaxis._length);
+  ctx.clip();
+  // Each grid value is a pixel centred on its grid point; smoothing interpolates between them.
+  ctx.imageSmoothingEnabled = true;
+  const left = px(x[0] - dx / 2);
+  const top = py(y[1] + dy / 2);
+  ctx.drawImage(tile, left, top, px(x[1] + dx / 2) - left, py(y[0] - dy / 2) - top);
+  ctx.beginPath();
+  for (const level of args.lines) {
+    levelLine(ctx, values, nx, ny, level * args.fill_steps,
+      (i) => px(x[0] + i * dx), (j) => py(y[0] + j * dy));
+  }
+  ctx.lineWidth = 2;
+  ctx.lineJoin = "round";
+  ctx.strokeStyle = args.line_color;
+  ctx.stroke();
+  ctx.restore();
+}
+
+// Marching squares: the segments where the grid values cross `level`, linearly interpolated
+// along the cell edges; a saddle cell is split by the value at its centre.
+function levelLine(ctx, v, nx, ny, level, X, Y) {
+  const at = (p, q) => (level - p) / (q - p);
+  const segment = (p, q) => {
+    ctx.moveTo(p[0], p[1]);
+    ctx.lineTo(q[0], q[1]);
+  };
+  for (let j = 0; j < ny - 1; j++) {
+    for (let i = 0; i < nx - 1; i++) {
+      const a = v[j * nx + i];              // corners: a bottom left, b bottom right,
+      const b = v[j * nx + i + 1];          // c top right, d top left
+      const c = v[(j + 1) * nx + i + 1];
+      const d = v[(j + 1) * nx + i];
+      const sa = a > level;
+      const sb = b > level;
+      const sc = c > level;
+      const sd = d > level;
+      if (sa === sb && sb === sc && sc === sd) continue;
+      const bottom = sa !== sb ? [X(i + at(a, b)), Y(j)] : null;
+      const right = sb !== sc ? [X(i + 1), Y(j + at(b, c))] : null;
+      const topEdge = sc !== sd ? [X(i + 1 - at(c, d)), Y(j + 1)] : null;
+      const leftEdge = sd !== sa ? [X(i), Y(j + 1 - at(d, a))] : null;
+      if (bottom && right && topEdge && leftEdge) {
+        if ((a + b + c + d) / 4 > level === sa) {
+          segment(bottom, right);
+          segment(topEdge, leftEdge);
+        } else {
+          segment(bottom, leftEdge);
+          segment(right, topEdge);
+        }
+      } else {
+        const ends = [bottom, right, topEdge, leftEdge].filter(Boolean);
+        segment(ends[0], ends[1]);
+      }
+    }
+  }
+}
+
+function paintMarker(ctx, xaxis, yaxis, xValue, yValue) {
+  if (!xaxis || !yaxis || xValue === null || yValue === null) return;
+  const px = xaxis._offset + xaxis.c2p(xValue);
+  const py = yaxis._offset + yaxis.c2p(yValue);
+  if (!Number.isFinite(px) || !Number.isFinite(py)) return;  // e.g. 0 on a log axis
+  ctx.beginPath();
+  ctx.arc(px, py, 5.5, 0, 2 * Math.PI);
+  ctx.fillStyle = "black";
+  ctx.fill();
+}
+
+// -- playing ----------------------------------------------------------------------------
+
+let animation = null;
+
+function play() {
+  if (film.playing) return;
+  if (film.frame >= lastFrame()) show(0);
+  film.playing = true;
+  film.drawn = [performance.now()];
+  let shownAt = performance.now();
+  const tick = (now) => {
+    if (!film.playing) return;
+    // Frames are due every frame_ms on the clock, not frame_ms after the last one was drawn:
+    // the screen refreshes every ~16.7 ms, and waiting for a full frame_ms would often wait
+    // for one more refresh.
+    if (now - shownAt >= args.frame_ms) {
+      shownAt = Math.max(shownAt + args.frame_ms, now - args.frame_ms);
+      show(film.frame + 1);
+      film.drawn.push(performance.now());
+      if (film.frame >= lastFrame()) {
+        stop();
+        return;
+      }
+    }
+    animation = requestAnimationFrame(tick);
+  };
+  animation = requestAnimationFrame(tick);
+}
+
+function stop() {
+  film.playing = false;
+  if (animation !== null) cancelAnimationFrame(animation);
+  animation = null;
+}
+
+// The state on screen goes back to the page, which shows its details.
+function report() {
+  send("streamlit:setComponentValue", { value: args.states[film.frame], dataType: "json" });
+}
+
+function step(by) {
+  stop();
+  show(Math.min(Math.max(film.frame + by, 0), lastFrame()));
+  report();
+}
+
+byId("play").addEventListener("click", play);
+byId("pause").addEventListener("click", () => {
+  stop();
+  report();
+});
+byId("back").addEventListener("click", () => step(-1));
+byId("forward").addEventListener("click", () => step(1));
+scrub.addEventListener("input", () => {
+  stop();
+  show(Number(scrub.value));
+});
+scrub.addEventListener("change", report);
+
+// -- the page's messages ----------------------------------------------------------------
+
+async function render(next) {
+  const rebuilt = next.figure !== figureJson;
+  if (rebuilt) {
+    stop();
+    args = next;
+    figureJson = next.figure;
+    fill = next.grid ? int8(next.fill) : null;
+    pointColors = next.points;
+    scrub.max = String(lastFrame());
+    film.frame = Math.min(next.frame, lastFrame());
+    frameAsked = null;
+    const figure = JSON.parse(next.figure);
+    const fresh = !plot._fullLayout;
+    await Plotly.react(plot, figure.data, figure.layout,
+      { displaylogo: false, responsive: true });
+    if (fresh) {
+      // zoom, pan and resizing move the axes: paint the canvases for the new ones
+      plot.on("plotly_afterplot", paint);
+      plot.on("plotly_relayout", paint);
+    }
+    send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
+  }
+  args = next;
+  if (next.frame !== frameAsked) {
+    frameAsked = next.frame;
+    stop();
+    show(Math.min(next.frame, lastFrame()));
+  }
+  if (rebuilt) film.films += 1;
+}
+
+let rendering = Promise.resolve();
+window.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "streamlit:render") {
+    rendering = rendering.then(() => render(event.data.args));
+  }
+});
+send("streamlit:componentReady", { apiVersion: 1 });
