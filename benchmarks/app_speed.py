@@ -132,17 +132,22 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
     return statistics.median(firsts), statistics.median(films)
 
 
-def play_fps(page) -> tuple[float, int]:
+def play_fps(page) -> tuple[float, int, float]:
     """Frames per second of ▶ Play's pass over the film, from the first frame shown to the
-    last, and the number of frames."""
+    last; the number of frames; and the median script time of drawing one frame (ms), which
+    says how far below its frame time (``ui.player.FRAME_MS``) the player runs."""
     frame = player(page)
     frame.get_by_text("▶ Play", exact=True).click()
     frame.wait_for_function("() => !film.playing", timeout=120_000)
     stamps = frame.evaluate("() => film.drawn")
     n_frames = frame.evaluate("() => args.states.length")
+    draw_ms = frame.evaluate("""() => { const times = [];
+        for (let k = 0; k < args.states.length; k++) {
+            const start = performance.now(); show(k); times.push(performance.now() - start); }
+        times.sort((a, b) => a - b); return times[times.length >> 1]; }""")
     if len(stamps) < 2:
-        return float("nan"), n_frames  # a trace of one state has nothing to play
-    return 1000.0 * (len(stamps) - 1) / (stamps[-1] - stamps[0]), n_frames
+        return float("nan"), n_frames, draw_ms  # a trace of one state has nothing to play
+    return 1000.0 * (len(stamps) - 1) / (stamps[-1] - stamps[0]), n_frames, draw_ms
 
 
 def payload_mb(solver: str) -> float:
@@ -184,14 +189,14 @@ def main(argv=None) -> None:
             for n in (200, 500):
                 print(f"| {n} | {click_latency(page, base, n, args.repeats):.3f} |")
             print("\n| solver | Run -> first boundary (s) | Run -> film ready (s) | frames | "
-                  "payload (MB) | Play (fps) |")
-            print("|---|---|---|---|---|---|")
+                  "payload (MB) | Play (fps) | one frame's script (ms) |")
+            print("|---|---|---|---|---|---|---|")
             for solver in args.solvers or SOLVERS:
                 first, film = first_frame(page, base, solver, 3)
-                fps, frames = play_fps(page)
+                fps, frames, draw_ms = play_fps(page)
                 payload = payload_mb(solver)
                 print(f"| {solver} | {first:.2f} | {film:.2f} | {frames} | {payload:.2f} | "
-                      f"{fps:.1f} |")
+                      f"{fps:.1f} | {draw_ms:.1f} |")
             browser.close()
     finally:
         server.terminate()
