@@ -68,8 +68,14 @@ def follow_player() -> None:
     st.session_state[state.FRAME] = st.session_state[state.FILM]
 
 
+def jump_player() -> None:
+    """The details slider moved: the player jumps to its state."""
+    st.session_state[state.FILM_JUMP] = st.session_state.get(state.FILM_JUMP, 0) + 1
+
+
 with preview[0] if preview else nullcontext():
-    film(run, X2, labels, frame, baseline_grid, key=state.FILM, on_change=follow_player)
+    film(run, X2, labels, frame, st.session_state.get(state.FILM_JUMP, 0), baseline_grid,
+         key=state.FILM, on_change=follow_player)
 st.caption(
     "▶ Play runs the recorded path in your browser (the large title is the outer parameter: "
     f"{SOLVERS[solver].stage_label}). Colours show f; black lines are f = 0 (the boundary) and "
@@ -77,7 +83,7 @@ st.caption(
     "step or scrub to a state to see its numbers below."
 )
 if n_states > 1:
-    st.slider("state details", 0, n_states - 1, key=state.FRAME,
+    st.slider("state details", 0, n_states - 1, key=state.FRAME, on_change=jump_player,
               help="Pick a state to see its numbers below; the film above jumps to it.")
 
 shown = run.states[chosen]

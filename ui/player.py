@@ -117,10 +117,11 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray,
     }
 
 
-def film(run, X2: np.ndarray, labels: np.ndarray, frame: int,
+def film(run, X2: np.ndarray, labels: np.ndarray, frame: int, jump: int = 0,
          baseline_decisions: np.ndarray | None = None, key: str | None = None,
          on_change=None):
-    """Draw the player for ``run``, showing its frame ``frame``; returns the index of the
-    state the user last paused, stepped or scrubbed to (None before any)."""
+    """Draw the player for ``run``; it shows frame ``frame`` when the film is new or ``jump``
+    has changed since its last call (the page asks it to jump). Returns the index of the state
+    the user last paused, stepped or scrubbed to (None before any)."""
     return _film_player(**film_args(run, X2, labels, baseline_decisions), frame=int(frame),
-                        key=key, on_change=on_change, default=None)
+                        jump=jump, key=key, on_change=on_change, default=None)

@@ -28,6 +28,7 @@ SOLVER = "solver"            # the solver picked on the Watch page
 PARAMS_PREFIX = "param:"     # one widget key per solver parameter: "param:<solver>:<name>"
 FRAME = "frame"              # the state shown in detail on the Watch page
 FILM = "film"                # the Watch page's player: the state it was paused or stepped to
+FILM_JUMP = "film_jump"      # counts the details slider's moves: each makes the player jump
 SHOW_BASELINE = "show_baseline"
 SCENARIO_LOADED = "scenario_loaded"  # the URL scenario was read once for this session
 ERROR = "error"              # message of the last failed action, shown on the next run

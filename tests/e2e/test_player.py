@@ -102,6 +102,11 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
     wait_for_details_of(player.evaluate("() => args.states[film.frame]"))
     page.wait_for_selector('[data-test-script-state="notRunning"]')
     screenshot(page, "player-paused")
+    # and the other way round: the details slider moves the film
+    details.focus()
+    page.keyboard.press("Home")
+    player.wait_for_function("() => film.frame === 0", timeout=20_000)
+    assert player.locator("#where").text_content().startswith("state 0 ")
 
 
 def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):

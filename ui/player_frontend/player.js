@@ -3,8 +3,8 @@
 //
 // plotly draws the figure once: points, axes, the objective and stage-value charts. Each frame
 // then costs a few milliseconds instead of a full plotly redraw: the decision function and its
-// level lines are painted on the canvas beneath the plot, only the points' colours are
-// restyled, and the progress markers are painted on the canvas above it.
+// level lines are painted on the canvas beneath the plot, the points' colours are set on
+// plotly's markers, and the progress markers are painted on the canvas above it.
 
 const byId = (id) => document.getElementById(id);
 const plot = byId("plot");
@@ -19,7 +19,7 @@ const film = (window.film = { frame: 0, playing: false, drawn: [], films: 0 });
 
 let args = null;           // the latest arguments from the page
 let figureJson = null;     // the figure drawn now (a new one means a new film)
-let frameAsked = null;     // the frame the page asked for last
+let jumpSeen = null;       // the page's last request to jump (its details slider moved)
 let fill = null;           // int8 (frames, ny, nx): f * fill_steps on the display grid
 let pointColors = null;    // uint8 (frames, n): each point's colour, an index into point_colors
 const tile = document.createElement("canvas");  // the grid, one pixel per grid point
@@ -253,7 +253,6 @@ async function render(next) {
     pointColors = next.points;
     scrub.max = String(lastFrame());
     film.frame = Math.min(next.frame, lastFrame());
-    frameAsked = null;
     const figure = JSON.parse(next.figure);
     const fresh = !plot._fullLayout;
     await Plotly.react(plot, figure.data, figure.layout,
@@ -266,8 +265,10 @@ async function render(next) {
     send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
   }
   args = next;
-  if (next.frame !== frameAsked) {
-    frameAsked = next.frame;
+  // The page's frame changes when the player reports a state too; following those echoes
+  // would pull the film back while the user steps on. Jump only when the page asks to.
+  if (rebuilt || next.jump !== jumpSeen) {
+    jumpSeen = next.jump;
     stop();
     show(Math.min(next.frame, lastFrame()));
   }
