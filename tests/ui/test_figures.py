@@ -2,11 +2,11 @@ import json
 
 import numpy as np
 import plotly.io as pio
-from run_helpers import make_run
+from run_helpers import high_dimensional_run, make_run
 
 from s3vm_core import SVMBaseline
-from toy_data import pick_labeled, project_2d, two_moons
-from ui.caching import Run, pick_frames
+from toy_data import pick_labeled, two_moons
+from ui.caching import pick_frames
 from ui.figures import (
     CLASS_SYMBOLS,
     labeling_figure,
@@ -53,15 +53,8 @@ def test_player_figure_holds_the_still_parts_of_the_film():
 
 
 def test_high_dimensional_data_is_coloured_by_decision_instead_of_a_grid():
-    rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(-2, 1, (20, 5)), rng.normal(2, 1, (20, 5))]
-    labels = np.full(40, -1)
-    labels[[0, 39]] = [0, 1]
-    model = SVMBaseline()
-    states = list(model.trace(X, labels))
-    run = Run(states, model, 0.0, np.arange(2), None, None, None,
-              np.stack([s.train_decision for s in states]))
-    spec = json.loads(pio.to_json(player_figure(run, project_2d(X), labels)))
+    X2, labels, run = high_dimensional_run()
+    spec = json.loads(pio.to_json(player_figure(run, X2, labels)))
     assert spec["data"][0]["type"] == "scatter"
     assert spec["data"][0]["marker"]["showscale"] is True
 

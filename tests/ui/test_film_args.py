@@ -5,11 +5,10 @@ import json
 
 import numpy as np
 import pytest
-from run_helpers import make_run
+from run_helpers import high_dimensional_run, make_run
 
 from s3vm_core import ContinuationS3VM, SVMBaseline
-from toy_data import pick_labeled, project_2d, two_moons
-from ui.caching import Run
+from toy_data import pick_labeled, two_moons
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from ui.player import FRONTEND, PLOTLY_JS, film_args
 
@@ -69,15 +68,9 @@ def test_progress_markers_follow_the_objective_and_skip_missing_stage_values():
 
 
 def test_high_dimensional_points_are_coloured_by_their_decision_value():
-    rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(-2, 1, (20, 5)), rng.normal(2, 1, (20, 5))]
-    labels = np.full(40, -1)
-    labels[[0, 39]] = [0, 1]
-    model = SVMBaseline()
-    states = list(model.trace(X, labels))
-    decisions = np.stack([s.train_decision for s in states])
-    run = Run(states, model, 0.0, np.arange(2), None, None, None, decisions)
-    args = film_args(run, project_2d(X), labels)
+    X2, labels, run = high_dimensional_run()
+    decisions = run.point_decisions
+    args = film_args(run, X2, labels)
     assert args["grid"] is None and args["fill"] == b""
     index = np.frombuffer(args["points"], dtype=np.uint8).reshape(2, 40).astype(int)
     middle = len(args["point_colors"]) // 2
