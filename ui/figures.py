@@ -84,7 +84,7 @@ def stage_text(state) -> str:
     return f"{name} = {state.stage_value:.3g} · iteration {state.iteration}"
 
 
-#: DECISION_SCALE as the player's fill shows it: at 0.5625 opacity over white.
+#: DECISION_SCALE as the fills of boundaries show it: at 0.5625 opacity over white.
 DECISION_FILL = [[0.0, "rgb(231,164,112)"], [0.5, "#FFFFFF"], [1.0, "rgb(112,176,212)"]]
 #: The fill's z is sent quantised to int8: f * FILL_STEPS, clipped at the scale's ends.
 FILL_STEPS = 60
@@ -96,11 +96,16 @@ def fill_values(decisions: np.ndarray) -> np.ndarray:
     return np.clip(np.round(decisions * FILL_STEPS), -limit, limit).astype(np.int8)
 
 
-def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = (-1, 0, 1)) -> list:
+#: The level lines drawn over a decision function: the boundary f = 0 and the margins f = +-1.
+LEVEL_LINES = (-1, 0, 1)
+LEVEL_LINE_COLOR = "rgba(0,0,0,0.75)"
+
+
+def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_LINES) -> list:
     """A decision function on the display grid: a heatmap fill and a contour trace drawing only
     the level lines ``lines`` (evenly spaced). A contour trace's own fill interpolates every
-    screen pixel at each redraw; a heatmap with ``zsmooth="fast"`` scales a grid-sized image,
-    which keeps the player's Play above 10 fps."""
+    screen pixel at each redraw; a heatmap with ``zsmooth="fast"`` scales a grid-sized image.
+    (The Watch page's player paints the same fill and lines itself: ``ui.player``.)"""
     limit = DECISION_RANGE * FILL_STEPS
     step = lines[1] - lines[0] if len(lines) > 1 else 1
     return [
@@ -111,7 +116,7 @@ def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = (-1, 0
                    showlegend=False,
                    contours={"coloring": "none", "start": lines[0], "end": lines[-1],
                              "size": step},
-                   line={"width": 2, "color": "rgba(0,0,0,0.75)"},
+                   line={"width": 2, "color": LEVEL_LINE_COLOR},
                    hovertemplate="f = %{z:.2f}<extra></extra>", name="f"),
     ]
 

@@ -18,6 +18,7 @@ import filecmp
 import math
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,8 @@ from ui.figures import (
     DECISION_RANGE,
     DECISION_SCALE,
     FILL_STEPS,
+    LEVEL_LINE_COLOR,
+    LEVEL_LINES,
     fill_values,
     player_figure,
     point_style,
@@ -42,24 +45,40 @@ FRONTEND = Path(__file__).with_name("player_frontend")
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 #: Time a frame stays on screen while playing: Play runs at up to 20 frames per second.
 FRAME_MS = 50
-LEVEL_LINES = (-1, 0, 1)        # f = 0 is the boundary, f = -1 and +1 the margins
-LINE_COLOR = "rgba(0,0,0,0.75)"
 
 
-def _serve_plotly_js() -> None:
-    """Copy plotly.min.js beside the player's page: Streamlit serves a component's files from
-    its folder only and refuses links that lead out of it. The copy is written under another
-    name and renamed, so two processes starting at once never serve half a file."""
-    target = FRONTEND / PLOTLY_JS.name
-    if target.exists() and filecmp.cmp(PLOTLY_JS, target, shallow=False):
+def _copy_if_changed(source: Path, folder: Path) -> None:
+    """Copy ``source`` into ``folder`` unless an identical copy is there. The copy is written
+    under another name and renamed, so two processes starting at once never serve half a
+    file."""
+    target = folder / source.name
+    if target.exists() and filecmp.cmp(source, target, shallow=False):
         return
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    shutil.copyfile(PLOTLY_JS, partial)
-    os.replace(partial, target)
+    try:
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
-_serve_plotly_js()
-_film_player = components.declare_component("film_player", path=str(FRONTEND))
+def _served_folder() -> Path:
+    """The folder Streamlit serves the player from: its page beside plotly.min.js (Streamlit
+    serves a component's files from one folder and refuses links that lead out of it). That is
+    ``FRONTEND`` in a checkout; where the package cannot be written to, a copy of the page in
+    the temporary directory."""
+    try:
+        _copy_if_changed(PLOTLY_JS, FRONTEND)
+        return FRONTEND
+    except OSError:
+        folder = Path(tempfile.gettempdir()) / "s3vm-explorer-player"
+        folder.mkdir(exist_ok=True)
+        for source in (FRONTEND / "index.html", FRONTEND / "player.js", PLOTLY_JS):
+            _copy_if_changed(source, folder)
+        return folder
+
+
+_film_player = components.declare_component("film_player", path=str(_served_folder()))
 
 
 def _levels(colorscale) -> np.ndarray:
@@ -101,7 +120,7 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray,
         "fill_colors": _levels(DECISION_FILL).tobytes(),
         "fill_steps": FILL_STEPS,
         "lines": list(LEVEL_LINES),
-        "line_color": LINE_COLOR,
+        "line_color": LEVEL_LINE_COLOR,
         "points": np.asarray(points).astype(np.uint8).tobytes(),
         "point_colors": palette,
         "n_points": len(labels),

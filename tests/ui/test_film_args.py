@@ -2,6 +2,9 @@
 
 import filecmp
 import json
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,3 +88,22 @@ def test_the_player_serves_the_installed_plotly_js():
     assert filecmp.cmp(served, PLOTLY_JS, shallow=False)
     page = (FRONTEND / "index.html").read_text()
     assert 'src="plotly.min.js"' in page and 'src="player.js"' in page
+
+
+def test_a_package_that_cannot_be_written_serves_a_copy_of_the_player(monkeypatch, tmp_path):
+    import ui.player
+
+    def replace(source, target):
+        if Path(target).parent == FRONTEND:
+            raise PermissionError(f"read-only: {target}")
+        return os_replace(source, target)
+
+    os_replace = os.replace
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(filecmp, "cmp", lambda *args, **kwargs: False)  # as if never copied
+    folder = ui.player._served_folder()
+    assert folder.parent == tmp_path
+    for name in ("index.html", "player.js"):
+        assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
+    assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
