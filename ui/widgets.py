@@ -241,6 +241,18 @@ def data_controls() -> None:
     st.sidebar.number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key=keys.SEED)
     st.sidebar.button("Regenerate", on_click=_next_seed, key=keys.REGENERATE, width="stretch",
                       help="Draw a new data set from the same generator (next seed).")
+    with st.sidebar.expander("Share this scenario"):
+        st.code(share_link(), language=None, wrap_lines=True)
+        st.caption("Copy this link (the icon at its right): it opens this page with the same "
+                   "data, labels, added points, solver and parameters.")
+
+
+def share_link() -> str:
+    """The address of this page with the session's scenario in its query (relative when the
+    browser's address is unknown, as in headless tests)."""
+    from urllib.parse import quote
+
+    return f"{st.context.url or ''}?scenario={quote(keys.scenario_query(), safe='')}"
 
 
 def _reset_data_defaults() -> None:

@@ -2,8 +2,17 @@
 
 import base64
 import json
+from pathlib import Path
 
 import numpy as np
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def new_session() -> AppTest:
+    """A headless session of the app, not yet run."""
+    return AppTest.from_file(APP, default_timeout=120)
 
 
 def plotly_specs(at) -> list[dict]:

@@ -1,10 +1,11 @@
 """Every page runs headless; its controls change what the user sees."""
 
 import json
+from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import film, plotly_specs, values
+from page_helpers import film, new_session, plotly_specs, values
 
 from toy_data import DATASETS
 from ui import state
@@ -119,6 +120,22 @@ def test_shared_scenario_in_the_url_restores_data_and_labels(app):
     assert labels.size == 120
     assert np.flatnonzero(labels != -1).tolist() == [3, 10, 11]
     assert at.session_state[state.solver_param_key("SVMBaseline", "C")] == 5.0
+
+
+def test_the_share_link_carries_the_scenario_of_the_page(app):
+    at = app.run()
+    at.number_input(key=state.K_PER_CLASS).set_value(2).run()
+    at.button(key=state.PICK_RANDOM).click().run()
+    (link,) = at.sidebar.code
+    shared = json.loads(unquote(link.value.split("?scenario=", 1)[1]))
+    labels = at.session_state[state.LABELS]
+    assert shared["labels"] == {str(i): c for i, c in enumerate(labels) if c != -1}
+    assert (shared["dataset"], shared["n"], shared["seed"]) == ("two_moons", 200, 0)
+    # and the link loads back into a new session as it was
+    fresh = new_session()
+    fresh.query_params["scenario"] = json.dumps(shared)
+    fresh.run()
+    assert fresh.session_state[state.LABELS] == labels
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,30 @@ def test_shared_link_reproduces_the_labels(server, page):
     assert page.get_by_label("seed").input_value() == "3"
 
 
+def test_the_copied_link_opens_the_same_scenario_in_another_session(server, browser):
+    first, second = browser.new_page(), browser.new_page()
+    try:
+        open_app(first, server)
+        first.get_by_label("k labels per class").fill("3")
+        first.get_by_role("button", name="Pick k random labels per class").click()
+        wait_for_metric(first, "unlabeled", "194")
+        first.get_by_role("link", name="Watch a solver").click()
+        film = film_player(first).evaluate("() => args.figure")
+        first.get_by_text("Share this scenario").click()
+        link = first.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text()
+        assert link.startswith(f"{server}/watch?scenario=")
+
+        second.goto(link.strip())
+        # the same solver on the same data and labels: the same film, point for point
+        assert film_player(second).evaluate("() => args.figure") == film
+        second.get_by_role("link", name="Data & labels").click()
+        wait_for_metric(second, "unlabeled", "194")
+        assert metric(second, "class 0 labeled") == metric(second, "class 1 labeled") == "3"
+    finally:
+        first.close()
+        second.close()
+
+
 def test_two_sessions_keep_their_own_labels(server, browser):
     first, second = browser.new_page(), browser.new_page()
     try:
