@@ -1,23 +1,37 @@
-"""Data & labels: generate a data set and label points by clicking them."""
+"""Data & labels: generate a data set, label points by clicking them, add points."""
 
 import numpy as np
 import streamlit as st
 
 from toy_data import UNLABELED, pick_labeled
 from ui import state
-from ui.caching import current_data
+from ui.caching import current_data, display_grid
 from ui.figures import labeling_figure
 from ui.widgets import start_page
 
+#: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
+ADD_GRID = 60
 BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
+#: What a click on empty space adds: (true class, labeled), or nothing.
+ADDITIONS = {"": "nothing", "1+": "■ a labeled point of class 1",
+             "0+": "◆ a labeled point of class 0", "1?": "an unlabeled point of class 1",
+             "0?": "an unlabeled point of class 0"}
 
 
 def on_select() -> None:
-    # Runs before the script body; applying the brush twice to the same points changes nothing.
+    # Runs before the script body; applying the brush twice to the same points changes nothing,
+    # and add_point does not add a point twice at the same place.
     selection = st.session_state[state.LABEL_CHART]["selection"]
-    indices = [point["customdata"] for point in selection["points"] if "customdata" in point]
-    indices = [i[0] if isinstance(i, list) else i for i in indices]
-    state.apply_brush(indices)
+    points, empty_space = [], []
+    for point in selection["points"]:
+        (points if point.get("curve_number", 0) == 0 else empty_space).append(point)
+    indices = [point["customdata"] for point in points if "customdata" in point]
+    state.apply_brush([i[0] if isinstance(i, list) else i for i in indices])
+    addition = st.session_state.get(state.ADD_MODE, "")
+    # a single click only: a box or a lasso over empty space would add a point per grid node
+    if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
+        state.add_point(empty_space[0]["x"], empty_space[0]["y"], int(addition[0]),
+                        labeled=addition[1] == "+")
 
 
 def pick_random(y_true) -> None:
@@ -36,9 +50,16 @@ if message := state.take_error():
     st.error(message)
 
 brush_column, count_column = st.columns([3, 2])
+flat = X.shape[1] == 2
 with brush_column:
     st.radio("A click or a box / lasso selection gives points:", list(BRUSHES), key=state.BRUSH,
              format_func=BRUSHES.get, horizontal=True)
+    if flat:
+        st.selectbox("A click on empty space adds", list(ADDITIONS), key=state.ADD_MODE,
+                     format_func=ADDITIONS.get,
+                     help="Grow a cluster or fill a gap, and watch how the solvers react. New "
+                          "points sit on a fine grid; an unlabeled one keeps its class for "
+                          "the error against the truth.")
 with count_column:
     counts = [int(np.sum(labels == c)) for c in (0, 1)]
     first, second, third = st.columns(3)
@@ -46,17 +67,19 @@ with count_column:
     second.metric("class 1 labeled", counts[1])
     third.metric("unlabeled", int(np.sum(labels == UNLABELED)))
 
-title = "" if X.shape[1] == 2 else f"first two principal components of {X.shape[1]}-D data"
+title = "" if flat else f"first two principal components of {X.shape[1]}-D data"
+empty_space = display_grid(X2, ADD_GRID) if flat and st.session_state.get(state.ADD_MODE) else None
 st.plotly_chart(
-    labeling_figure(X2, labels, title), key=state.LABEL_CHART, on_select=on_select,
-    selection_mode=("points", "box", "lasso"), width="stretch",
+    labeling_figure(X2, labels, title, empty_space), key=state.LABEL_CHART,
+    on_select=on_select, selection_mode=("points", "box", "lasso"), width="stretch",
     config={"displaylogo": False},
 )
 st.caption(
     "Large shapes are labeled points (◆ class 0 in vermillion, ■ class 1 in blue); small grey "
     "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
-    "pick the box or lasso tool in the chart's toolbar. Semi-supervised SVMs use the unlabeled "
-    "points too: the boundary should pass through the low-density gaps between them."
+    "pick the box or lasso tool in the chart's toolbar; to add points, choose what a click on "
+    "empty space adds. Semi-supervised SVMs use the unlabeled points too: the boundary should "
+    "pass through the low-density gaps between them."
 )
 
 left, middle, right = st.columns([2, 2, 2])
@@ -66,3 +89,6 @@ middle.button("Pick k random labels per class", on_click=pick_random, args=(y_tr
               width="stretch")
 right.button("Clear all labels", on_click=state.set_labels, key=state.CLEAR_LABELS,
              args=([UNLABELED] * len(labels),), width="stretch")
+if n_added := len(state.added_points()):
+    st.button(f"Remove the {n_added} added point{'s' if n_added > 1 else ''}",
+              on_click=state.remove_added_points, key=state.REMOVE_ADDED)

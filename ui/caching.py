@@ -27,9 +27,20 @@ GRID_SIZE = 60
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def dataset(name: str, n_samples: int, noise: float, seed: int):
-    """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen."""
+def dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = ()):
+    """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen.
+
+    ``added`` holds the points the user added by clicking, ``(x, y, true class)`` each; they
+    come after the generated ones (2-D data sets only: a click gives two coordinates).
+    """
     X, y = make_dataset(name, n_samples, noise, random_state=seed)
+    if added:
+        if X.shape[1] != 2:
+            raise ValueError(f"Points can be added to 2-D data sets only; {name} has "
+                             f"{X.shape[1]} dimensions.")
+        extra = np.asarray(added, dtype=float).reshape(-1, 3)
+        X = np.vstack([X, extra[:, :2]])
+        y = np.concatenate([y, extra[:, 2].astype(y.dtype)])
     return X, y, project_2d(X)
 
 

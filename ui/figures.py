@@ -60,9 +60,22 @@ def _square_axes(fig: go.Figure, row=None, col=None) -> None:
     fig.update_yaxes(scaleanchor="x", scaleratio=1, row=row, col=col)
 
 
-def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "") -> go.Figure:
-    """The clickable scatter of the Data page: one trace, ``customdata`` = point index."""
+def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
+                    empty_space: tuple | None = None) -> go.Figure:
+    """The clickable scatter of the Data page: the points' trace, ``customdata`` = point index.
+
+    ``empty_space`` = ``(grid_x, grid_y)`` adds a second trace of invisible markers on that
+    grid, so that a click on empty space selects the grid point under it (plotly's selection
+    reports clicks on markers only) and the page can add a point there.
+    """
     fig = go.Figure(_points_trace(X2, labels))
+    if empty_space is not None:
+        xx, yy = np.meshgrid(*empty_space)
+        invisible = {"marker": {"opacity": 0}}
+        fig.add_trace(go.Scatter(
+            x=xx.ravel(), y=yy.ravel(), mode="markers", name="empty space", showlegend=False,
+            marker={"size": 6, "opacity": 0, "color": "black"}, hoverinfo="none",
+            selected=invisible, unselected=invisible))
     fig.update_layout(
         title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         plot_bgcolor="white", uirevision="labels",

@@ -8,6 +8,7 @@ labels are a list of class indices (``-1`` = unlabeled).
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import streamlit as st
@@ -21,6 +22,10 @@ NOISE = "noise"              # sidebar slider
 SEED = "seed"                # sidebar number input
 LABELS = "labels"            # list[int], -1 = unlabeled, in data order
 LABELS_FOR = "labels_for"    # the data description the labels belong to
+ADDED = "added_points"       # points added by clicking empty space: [x, y, true class] each
+ADDED_FOR = "added_for"      # the generated data set the added points belong to
+ADD_MODE = "add_mode"        # what a click on empty space of the Data page's chart adds
+REMOVE_ADDED = "remove_added"  # button: remove the added points
 BRUSH = "brush"              # what a click does: 0 or 1 labels with that class, -1 unlabels
 K_PER_CLASS = "k_per_class"  # "k random labels per class"
 LABEL_CHART = "label_chart"  # the clickable scatter of the Data page (selection state)
@@ -75,10 +80,52 @@ def init() -> None:
         state[key] = state[key]
 
 
-def data_description() -> tuple[str, int, float, int]:
-    """The description the current data set is generated from (hashable, for caches)."""
+def generated_description() -> tuple[str, int, float, int]:
+    """The generator settings of the current data set: name, n, noise, seed."""
     state = st.session_state
     return (state[DATASET], int(state[N_SAMPLES]), float(state[NOISE]), int(state[SEED]))
+
+
+def added_points() -> list[list]:
+    """The points added by clicking, ``[x, y, true class]`` each; none once the generated
+    data set has changed (they belonged to the old one)."""
+    state = st.session_state
+    return list(state.get(ADDED, [])) if state.get(ADDED_FOR) == generated_description() else []
+
+
+def data_description() -> tuple:
+    """The description of the current data set (hashable, for caches): the generator settings
+    and the added points (``ui.caching.dataset``'s arguments)."""
+    return (*generated_description(), tuple(tuple(point) for point in added_points()))
+
+
+#: Most points a user may add by clicking.
+MAX_ADDED = 200
+
+
+def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
+    """Add a point of class ``true_class`` at (x, y), labeled or not; its label goes with it.
+    A point already there is not added twice (a repeated selection event adds nothing)."""
+    state = st.session_state
+    points = added_points()
+    point = [round(float(x), 4), round(float(y), 4), int(true_class)]
+    if any(p[:2] == point[:2] for p in points):
+        return
+    if len(points) >= MAX_ADDED:
+        report_error(f"At most {MAX_ADDED} points can be added; remove the added points or "
+                     "generate more with n.")
+        return
+    current = list(state.get(LABELS, []))
+    state[ADDED], state[ADDED_FOR] = [*points, point], generated_description()
+    set_labels([*current, point[2] if labeled else UNLABELED])
+
+
+def remove_added_points() -> None:
+    """Back to the generated data set; the generated points keep their labels."""
+    n_added = len(added_points())
+    current = list(st.session_state.get(LABELS, []))
+    st.session_state[ADDED] = []
+    set_labels(current[:len(current) - n_added] if n_added else current)
 
 
 def labels(y_true: np.ndarray) -> np.ndarray:
@@ -129,15 +176,18 @@ def report_error(message: str) -> None:
 def scenario() -> dict:
     """A JSON-able description of what is on screen: data set, labels, solver."""
     state = st.session_state
-    name, n_samples, noise, seed = data_description()
+    name, n_samples, noise, seed = generated_description()
     labeled = {str(i): c for i, c in enumerate(state.get(LABELS, [])) if c != UNLABELED}
     params = {
         key.rsplit(":", 1)[1]: state[key]
         for key in state
         if isinstance(key, str) and key.startswith(f"{PARAMS_PREFIX}{state[SOLVER]}:")
     }
-    return {"dataset": name, "n": n_samples, "noise": noise, "seed": seed, "labels": labeled,
-            "solver": state[SOLVER], "params": params}
+    described = {"dataset": name, "n": n_samples, "noise": noise, "seed": seed,
+                 "labels": labeled, "solver": state[SOLVER], "params": params}
+    if points := added_points():
+        described["points"] = points
+    return described
 
 
 def scenario_query() -> str:
@@ -164,16 +214,18 @@ def load_scenario(text: str) -> None:
         raise ValueError("noise must be a number between 0 and 10.")
     if not (isinstance(seed, int) and 0 <= seed < 2**31):
         raise ValueError("seed must be a non-negative integer.")
+    points = _valid_points(data.get("points", []), name)
     raw_labels = data.get("labels", {})
     if not isinstance(raw_labels, dict):
         raise ValueError("labels must map point indices to classes 0 or 1.")
-    values = [UNLABELED] * n
+    values = [UNLABELED] * (n + len(points))
     for index, cls in raw_labels.items():
-        if not (str(index).isdigit() and int(index) < n and cls in (0, 1)):
+        if not (str(index).isdigit() and int(index) < len(values) and cls in (0, 1)):
             raise ValueError(f"label {index!r}: {cls!r} is not a point index with class 0 or 1.")
         values[int(index)] = cls
     state = st.session_state
     state[DATASET], state[N_SAMPLES], state[NOISE], state[SEED] = name, n, float(noise), seed
+    state[ADDED], state[ADDED_FOR] = points, generated_description()
     set_labels(values)
     solver = data.get("solver")
     if isinstance(solver, str):
@@ -181,6 +233,24 @@ def load_scenario(text: str) -> None:
         for key, value in (data.get("params") or {}).items():
             if isinstance(value, int | float | str | bool):
                 state[solver_param_key(solver, str(key))] = value
+
+
+def _valid_points(points, name: str) -> list[list]:
+    """A scenario's added points, checked: ``[x, y, class]`` each, finite, on a 2-D data set."""
+    if not points:
+        return []
+    if DATASETS[name].n_features != 2:
+        raise ValueError(f"points can be added to 2-D data sets only, not to {name}.")
+    if not isinstance(points, list) or len(points) > MAX_ADDED:
+        raise ValueError(f"points must be a list of at most {MAX_ADDED} [x, y, class] triples.")
+    checked = []
+    for point in points:
+        if not (isinstance(point, list) and len(point) == 3
+                and all(isinstance(v, int | float) and math.isfinite(v) and abs(v) <= 1e6
+                        for v in point[:2]) and point[2] in (0, 1)):
+            raise ValueError(f"added point {point!r} is not [x, y, class 0 or 1].")
+        checked.append([float(point[0]), float(point[1]), int(point[2])])
+    return checked
 
 
 # -- teaching pages (issue 9) --------------------------------------------------------------

@@ -6,6 +6,7 @@ from urllib.parse import unquote
 import numpy as np
 import pytest
 from page_helpers import film, new_session, plotly_specs, values
+from streamlit.testing.v1 import AppTest
 
 from toy_data import DATASETS
 from ui import state
@@ -138,11 +139,69 @@ def test_the_share_link_carries_the_scenario_of_the_page(app):
     assert fresh.session_state[state.LABELS] == labels
 
 
+def test_added_points_join_the_data_every_page_uses_and_can_be_removed(app):
+    scenario = {"dataset": "two_moons", "n": 60, "noise": 0.1, "seed": 2,
+                "labels": {"0": 0, "61": 1}, "points": [[0.5, 1.3, 0], [1.0, -0.9, 1]]}
+    app.query_params["scenario"] = json.dumps(scenario)
+    at = app.run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"class 0 labeled": "1", "class 1 labeled": "1", "unlabeled": "60"}
+    (spec,) = plotly_specs(at)
+    points = spec["data"][0]
+    assert (values(points["x"])[-2:].tolist(), values(points["y"])[-2:].tolist()) == (
+        [0.5, 1.0], [1.3, -0.9])
+    at.switch_page(WATCH).run()
+    assert not at.exception and not at.error
+    assert film(at)["n_points"] == 62  # the solver ran on the added points too
+    at.switch_page("app_pages/data.py").run()
+    at.button(key=state.REMOVE_ADDED).click().run()
+    labels = at.session_state[state.LABELS]
+    assert len(labels) == 60 and labels[0] == 0  # the generated points keep their labels
+    assert len(values(plotly_specs(at)[0]["data"][0]["x"])) == 60
+
+
+def test_add_mode_lays_invisible_places_to_click_over_empty_space(app):
+    at = app.run()
+    at.selectbox(key=state.ADD_MODE).set_value("0?").run()
+    (spec,) = plotly_specs(at)
+    points, empty_space = spec["data"]
+    assert empty_space["name"] == "empty space" and empty_space["marker"]["opacity"] == 0
+    # the places cover the view beyond the points
+    assert values(empty_space["x"]).min() < values(points["x"]).min()
+    assert values(empty_space["y"]).max() > values(points["y"]).max()
+
+
+def _adder():
+    import streamlit as st
+
+    from ui import state
+    from ui.caching import current_data
+
+    state.init()
+    if st.button("add"):
+        state.add_point(0.5, 1.3, 1, labeled=False)
+        state.add_point(0.5, 1.3, 1, labeled=True)  # the same place again: nothing more
+        state.add_point(-1.0, 0.2, 0, labeled=True)
+    _, y_true, X2, labels = current_data()
+    st.write(f"{len(X2)} {y_true[-2:].tolist()} {labels[-2:].tolist()}")
+
+
+def test_an_added_point_keeps_its_class_and_its_label_once():
+    at = AppTest.from_function(_adder, default_timeout=60).run()
+    at.button[0].click().run()
+    assert at.markdown[0].value == "202 [1, 0] [-1, 0]"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{not json", "not valid JSON"), ('{"dataset": "nope"}', "unknown data set"),
      ('{"n": 10**9}', "not valid JSON"), ('{"n": 100000}', "n must be"),
-     ('{"labels": {"5": 7}}', "class 0 or 1")],
+     ('{"labels": {"5": 7}}', "class 0 or 1"),
+     ('{"dataset": "g50c", "points": [[0, 0, 1]]}', "2-D data sets only"),
+     ('{"points": [[0, "a", 1]]}', "is not [x, y, class 0 or 1]"),
+     ('{"points": [[0, 1e400, 1]]}', "is not [x, y, class 0 or 1]"),
+     ('{"points": [[0, 1, 2]]}', "is not [x, y, class 0 or 1]")],
 )
 def test_bad_shared_links_are_reported_not_loaded(app, text, message):
     app.query_params["scenario"] = text

@@ -1,5 +1,7 @@
 """A person labels a point by clicking it, then sees the boundary."""
 
+import time
+
 import numpy as np
 import pytest
 from browser_helpers import film_player, metric, painted_share, point_position, screenshot
@@ -42,3 +44,34 @@ def test_clicking_a_point_labels_it_and_the_boundary_appears(server, page):
     # the fill is the decision function (blue where f > 0) and its level lines are drawn
     assert abs(painted["blue"] - painted["positive"]) < 0.05 and painted["dark"] > 100, painted
     screenshot(page, "watch-page")
+
+
+def test_a_click_on_empty_space_adds_a_point_there(server, page):
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.get_by_role("combobox", name="A click on empty space adds").click()
+    page.get_by_text("■ a labeled point of class 1", exact=True).click()
+    page.wait_for_function(  # the chart now has the invisible places to click
+        "() => document.querySelector('.js-plotly-plot')?._fullData?.length === 2",
+        timeout=20_000)
+    time.sleep(0.5)
+    # (0.5, 1.3) is above the upper moon, far from any point of the default data
+    target = np.array([0.5, 1.3])
+    x, y = page.evaluate(
+        """([x, y]) => { const gd = document.querySelector('.js-plotly-plot');
+            const l = gd._fullLayout, box = gd.getBoundingClientRect();
+            return [box.left + l._size.l + l.xaxis.l2p(x), box.top + l._size.t + l.yaxis.l2p(y)];
+        }""", target.tolist())
+    page.mouse.click(x, y)
+    wait_for_metric(page, "class 1 labeled", "2")
+    assert metric(page, "unlabeled") == "198"
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')?._fullData?.[0].x.length === 201",
+        timeout=15_000)
+    added = page.evaluate("""() => { const t = document.querySelector('.js-plotly-plot')
+        ._fullData[0]; return [t.x[200], t.y[200], t.marker.symbol[200]]; }""")
+    # where the click was, to the spacing of the places (1/60 of the view)
+    assert np.allclose(added[:2], target, atol=0.1) and added[2] == "square"
+    screenshot(page, "data-page-added-point")
+    page.get_by_role("button", name="Remove the 1 added point").click()
+    wait_for_metric(page, "class 1 labeled", "1")
