@@ -65,7 +65,7 @@ baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
 
 def follow_player() -> None:
     """The player paused, stepped or scrubbed to a state: show that state's details."""
-    st.session_state[state.FRAME] = st.session_state[state.FILM]
+    st.session_state[state.FRAME] = st.session_state[state.FILM]["state"]
 
 
 def jump_player() -> None:

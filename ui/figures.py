@@ -11,6 +11,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+from scipy.spatial import cKDTree
 
 from toy_data import UNLABELED
 
@@ -60,6 +61,17 @@ def _square_axes(fig: go.Figure, row=None, col=None) -> None:
     fig.update_yaxes(scaleanchor="x", scaleratio=1, row=row, col=col)
 
 
+def _empty_places(X2: np.ndarray, grid_x, grid_y) -> np.ndarray:
+    """The nodes of the grid farther than one grid step from every point: a click near a point
+    must select the point (plotly picks the nearest marker, and an invisible node right under
+    the cursor would beat a point a few pixels away)."""
+    xx, yy = np.meshgrid(grid_x, grid_y)
+    nodes = np.column_stack([xx.ravel(), yy.ravel()])
+    steps = np.array([grid_x[1] - grid_x[0], grid_y[1] - grid_y[0]])
+    distance, _ = cKDTree(np.asarray(X2) / steps).query(nodes / steps)
+    return nodes[distance > 1.0]
+
+
 def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
                     empty_space: tuple | None = None) -> go.Figure:
     """The clickable scatter of the Data page: the points' trace, ``customdata`` = point index.
@@ -70,10 +82,11 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
     """
     fig = go.Figure(_points_trace(X2, labels))
     if empty_space is not None:
-        xx, yy = np.meshgrid(*empty_space)
+        places = _empty_places(X2, *empty_space)
         invisible = {"marker": {"opacity": 0}}
         fig.add_trace(go.Scatter(
-            x=xx.ravel(), y=yy.ravel(), mode="markers", name="empty space", showlegend=False,
+            x=places[:, 0], y=places[:, 1], mode="markers", name="empty space",
+            showlegend=False,
             marker={"size": 6, "opacity": 0, "color": "black"}, hoverinfo="none",
             selected=invisible, unselected=invisible))
     fig.update_layout(
@@ -99,14 +112,15 @@ def stage_text(state) -> str:
 
 #: DECISION_SCALE as the fills of boundaries show it: at 0.5625 opacity over white.
 DECISION_FILL = [[0.0, "rgb(231,164,112)"], [0.5, "#FFFFFF"], [1.0, "rgb(112,176,212)"]]
-#: The fill's z is sent quantised to int8: f * FILL_STEPS, clipped at the scale's ends.
+#: The fill's z is sent quantised to int8: f * FILL_STEPS, clipped at the scale's ends
+#: (+-FILL_LIMIT).
 FILL_STEPS = 60
+FILL_LIMIT = int(DECISION_RANGE * FILL_STEPS)
 
 
 def fill_values(decisions: np.ndarray) -> np.ndarray:
     """f on the grid as small integers for the heatmap fill (|f| >= DECISION_RANGE saturates)."""
-    limit = DECISION_RANGE * FILL_STEPS
-    return np.clip(np.round(decisions * FILL_STEPS), -limit, limit).astype(np.int8)
+    return np.clip(np.round(decisions * FILL_STEPS), -FILL_LIMIT, FILL_LIMIT).astype(np.int8)
 
 
 #: The level lines drawn over a decision function: the boundary f = 0 and the margins f = +-1.
@@ -119,11 +133,10 @@ def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_
     the level lines ``lines`` (evenly spaced). A contour trace's own fill interpolates every
     screen pixel at each redraw; a heatmap with ``zsmooth="fast"`` scales a grid-sized image.
     (The Watch page's player paints the same fill and lines itself: ``ui.player``.)"""
-    limit = DECISION_RANGE * FILL_STEPS
     step = lines[1] - lines[0] if len(lines) > 1 else 1
     return [
         go.Heatmap(x=grid_x, y=grid_y, z=fill_values(decisions), zsmooth="fast",
-                   colorscale=DECISION_FILL, zmin=-limit, zmax=limit, showscale=False,
+                   colorscale=DECISION_FILL, zmin=-FILL_LIMIT, zmax=FILL_LIMIT, showscale=False,
                    hoverinfo="skip", name="f"),
         go.Contour(x=grid_x, y=grid_y, z=np.round(decisions, 3), showscale=False,
                    showlegend=False,

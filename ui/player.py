@@ -3,13 +3,14 @@
 plotly's own animation (frames and ``Plotly.animate``) redraws the whole figure for every frame,
 which held Play at about 8 frames per second in a browser without a GPU. This player
 (``player_frontend/``) lets plotly.js draw ``figures.player_figure`` once and then, per frame,
-paints the decision function and its level lines on a canvas beneath the plot, restyles only
-the points' colours and moves the progress markers of the objective and stage-value charts.
+paints the decision function and its level lines on a canvas beneath the plot, sets the
+points' colours on plotly's markers (a plotly restyle would redraw the figure) and moves the
+progress markers of the objective and stage-value charts.
 
 The frames travel as bytes: the decision on the display grid quantised like the heatmaps of
 ``figures`` (f * FILL_STEPS in int8, saturated at |f| = DECISION_RANGE) and a colour value per
-point. The component returns the state the user paused, stepped or scrubbed to (an index into
-``run.states``), so that the page can show that state's details.
+point. The component returns the state the user paused, stepped or scrubbed to (``{"state":
+index into run.states, "report": a count}``), so that the page can show that state's details.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 from ui.figures import (
     CLASS_COLORS,
     DECISION_FILL,
-    DECISION_RANGE,
     DECISION_SCALE,
+    FILL_LIMIT,
     FILL_STEPS,
     LEVEL_LINE_COLOR,
     LEVEL_LINES,
@@ -66,13 +67,12 @@ def _served_folder() -> Path:
     """The folder Streamlit serves the player from: its page beside plotly.min.js (Streamlit
     serves a component's files from one folder and refuses links that lead out of it). That is
     ``FRONTEND`` in a checkout; where the package cannot be written to, a copy of the page in
-    the temporary directory."""
+    a new temporary folder."""
     try:
         _copy_if_changed(PLOTLY_JS, FRONTEND)
         return FRONTEND
     except OSError:
-        folder = Path(tempfile.gettempdir()) / "s3vm-explorer-player"
-        folder.mkdir(exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix="s3vm-explorer-player-"))  # this process's own
         for source in (FRONTEND / "index.html", FRONTEND / "player.js", PLOTLY_JS):
             _copy_if_changed(source, folder)
         return folder
@@ -82,10 +82,9 @@ _film_player = components.declare_component("film_player", path=str(_served_fold
 
 
 def _levels(colorscale) -> np.ndarray:
-    """RGB (uint8, one row per level) of every quantised decision value -limit … +limit (see
-    ``figures.fill_values``) on ``colorscale``."""
-    limit = int(DECISION_RANGE * FILL_STEPS)
-    colors = sample_colorscale(colorscale, np.linspace(0.0, 1.0, 2 * limit + 1).tolist())
+    """RGB (uint8, one row per level) of every quantised decision value -FILL_LIMIT …
+    +FILL_LIMIT (see ``figures.fill_values``) on ``colorscale``."""
+    colors = sample_colorscale(colorscale, np.linspace(0.0, 1.0, 2 * FILL_LIMIT + 1).tolist())
     return np.round([unlabel_rgb(color) for color in colors]).astype(np.uint8)
 
 
@@ -140,7 +139,7 @@ def film(run, X2: np.ndarray, labels: np.ndarray, frame: int, jump: int = 0,
          baseline_decisions: np.ndarray | None = None, key: str | None = None,
          on_change=None):
     """Draw the player for ``run``; it shows frame ``frame`` when the film is new or ``jump``
-    has changed since its last call (the page asks it to jump). Returns the index of the state
-    the user last paused, stepped or scrubbed to (None before any)."""
+    has changed since its last call (the page asks it to jump). Returns the state the user last
+    paused, stepped or scrubbed to, ``{"state": index, "report": count}`` (None before any)."""
     return _film_player(**film_args(run, X2, labels, baseline_decisions), frame=int(frame),
                         jump=jump, key=key, on_change=on_change, default=None)

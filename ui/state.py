@@ -88,9 +88,11 @@ def generated_description() -> tuple[str, int, float, int]:
 
 def added_points() -> list[list]:
     """The points added by clicking, ``[x, y, true class]`` each; none once the generated
-    data set has changed (they belonged to the old one)."""
+    data set has changed (they belonged to the old one, and are dropped)."""
     state = st.session_state
-    return list(state.get(ADDED, [])) if state.get(ADDED_FOR) == generated_description() else []
+    if state.get(ADDED_FOR) != generated_description():
+        state[ADDED] = []
+    return list(state.get(ADDED, []))
 
 
 def data_description() -> tuple:
@@ -99,8 +101,12 @@ def data_description() -> tuple:
     return (*generated_description(), tuple(tuple(point) for point in added_points()))
 
 
-#: Most points a user may add by clicking.
+#: Most points a user may add by clicking (and the data set stays within MAX_POINTS).
 MAX_ADDED = 200
+
+
+def max_added(n_generated: int) -> int:
+    return max(0, min(MAX_ADDED, MAX_POINTS - n_generated))
 
 
 def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
@@ -111,9 +117,9 @@ def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
     point = [round(float(x), 4), round(float(y), 4), int(true_class)]
     if any(p[:2] == point[:2] for p in points):
         return
-    if len(points) >= MAX_ADDED:
-        report_error(f"At most {MAX_ADDED} points can be added; remove the added points or "
-                     "generate more with n.")
+    if len(points) >= max_added(int(state[N_SAMPLES])):
+        report_error(f"No more points can be added: at most {MAX_ADDED}, and {MAX_POINTS} in "
+                     "all. Remove the added points, or choose a smaller n.")
         return
     current = list(state.get(LABELS, []))
     state[ADDED], state[ADDED_FOR] = [*points, point], generated_description()
@@ -214,7 +220,7 @@ def load_scenario(text: str) -> None:
         raise ValueError("noise must be a number between 0 and 10.")
     if not (isinstance(seed, int) and 0 <= seed < 2**31):
         raise ValueError("seed must be a non-negative integer.")
-    points = _valid_points(data.get("points", []), name)
+    points = _valid_points(data.get("points", []), name, max_added(n))
     raw_labels = data.get("labels", {})
     if not isinstance(raw_labels, dict):
         raise ValueError("labels must map point indices to classes 0 or 1.")
@@ -235,14 +241,15 @@ def load_scenario(text: str) -> None:
                 state[solver_param_key(solver, str(key))] = value
 
 
-def _valid_points(points, name: str) -> list[list]:
-    """A scenario's added points, checked: ``[x, y, class]`` each, finite, on a 2-D data set."""
+def _valid_points(points, name: str, most: int) -> list[list]:
+    """A scenario's added points, checked: at most ``most`` of ``[x, y, class]``, finite, on a
+    2-D data set."""
     if not points:
         return []
     if DATASETS[name].n_features != 2:
         raise ValueError(f"points can be added to 2-D data sets only, not to {name}.")
-    if not isinstance(points, list) or len(points) > MAX_ADDED:
-        raise ValueError(f"points must be a list of at most {MAX_ADDED} [x, y, class] triples.")
+    if not isinstance(points, list) or len(points) > most:
+        raise ValueError(f"points must be a list of at most {most} [x, y, class] triples here.")
     checked = []
     for point in points:
         if not (isinstance(point, list) and len(point) == 3

@@ -252,6 +252,12 @@ def share_link() -> str:
     browser's address is unknown, as in headless tests)."""
     from urllib.parse import quote
 
+    from ui.caching import dataset
+
+    try:  # the sidebar comes first: bring the labels up to the data on screen before sharing
+        keys.labels(dataset(*keys.data_description())[1])
+    except ValueError:
+        pass  # the page says what is wrong with the data; the link keeps the settings
     return f"{st.context.url or ''}?scenario={quote(keys.scenario_query(), safe='')}"
 
 

@@ -125,6 +125,9 @@ def test_shared_scenario_in_the_url_restores_data_and_labels(app):
 
 def test_the_share_link_carries_the_scenario_of_the_page(app):
     at = app.run()
+    (link,) = at.sidebar.code  # on the first run, with the labels the page shows
+    first = json.loads(unquote(link.value.split("?scenario=", 1)[1]))
+    assert len(first["labels"]) == 2
     at.number_input(key=state.K_PER_CLASS).set_value(2).run()
     at.button(key=state.PICK_RANDOM).click().run()
     (link,) = at.sidebar.code
@@ -159,6 +162,18 @@ def test_added_points_join_the_data_every_page_uses_and_can_be_removed(app):
     labels = at.session_state[state.LABELS]
     assert len(labels) == 60 and labels[0] == 0  # the generated points keep their labels
     assert len(values(plotly_specs(at)[0]["data"][0]["x"])) == 60
+
+
+def test_added_points_belong_to_their_data_set(app):
+    scenario = {"dataset": "two_moons", "n": 60, "noise": 0.1, "seed": 2,
+                "points": [[0.5, 1.3, 0]]}
+    app.query_params["scenario"] = json.dumps(scenario)
+    at = app.run()
+    assert len(at.session_state[state.LABELS]) == 61
+    at.sidebar.number_input(key=state.SEED).set_value(3).run()
+    assert len(at.session_state[state.LABELS]) == 60
+    at.sidebar.number_input(key=state.SEED).set_value(2).run()  # back: they are gone
+    assert len(at.session_state[state.LABELS]) == 60
 
 
 def test_add_mode_lays_invisible_places_to_click_over_empty_space(app):
@@ -201,7 +216,8 @@ def test_an_added_point_keeps_its_class_and_its_label_once():
      ('{"dataset": "g50c", "points": [[0, 0, 1]]}', "2-D data sets only"),
      ('{"points": [[0, "a", 1]]}', "is not [x, y, class 0 or 1]"),
      ('{"points": [[0, 1e400, 1]]}', "is not [x, y, class 0 or 1]"),
-     ('{"points": [[0, 1, 2]]}', "is not [x, y, class 0 or 1]")],
+     ('{"points": [[0, 1, 2]]}', "is not [x, y, class 0 or 1]"),
+     ('{"n": 2000, "points": [[0, 0, 1]]}', "at most 0")],
 )
 def test_bad_shared_links_are_reported_not_loaded(app, text, message):
     app.query_params["scenario"] = text

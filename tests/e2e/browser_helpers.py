@@ -49,25 +49,46 @@ def film_player(page, timeout: float = 60.0):
     return frame
 
 
-def painted_share(player) -> dict:
-    """What the player painted beneath its plot for the frame on screen, against the decision
-    values it was sent: the share of grid values f > 0, the share of blue among the blue and
-    vermillion pixels of the plot area, and how many pixels are dark (the level lines)."""
+def painted_agreement(player) -> dict:
+    """Whether the player painted the decision function of the frame on screen where it
+    belongs: at every grid node away from the level lines (|f| and |f -+ 1| above 0.2), is the
+    pixel under it blue where f > 0 and vermillion where f < 0? Returns the share of nodes that
+    agree and the number of dark pixels (the level lines) in the plot area."""
     return player.evaluate(
         """() => {
-            const { nx, ny } = args.grid, k = film.frame;
+            const { nx, ny, x, y } = args.grid, k = film.frame, step = args.fill_steps;
             const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
-            const positive = values.filter(v => v > 0).length / values.length;
             const l = document.getElementById('plot')._fullLayout, r = devicePixelRatio || 1;
-            const data = document.getElementById('under').getContext('2d').getImageData(
-                Math.ceil(l.xaxis._offset * r), Math.ceil(l.yaxis._offset * r),
-                Math.floor(l.xaxis._length * r), Math.floor(l.yaxis._length * r)).data;
-            let blue = 0, vermillion = 0, dark = 0;
-            for (let i = 0; i < data.length; i += 4) {
-                const [red, green, b] = [data[i], data[i + 1], data[i + 2]];
-                if (red + green + b < 300) dark++;
-                else if (b > red + 20) blue++;
-                else if (red > b + 20) vermillion++;
+            const ctx = document.getElementById('under').getContext('2d');
+            const area = ctx.getImageData(0, 0, under.width, under.height).data;
+            const pixel = (px, py) => {
+                const at = 4 * (Math.round(py * r) * under.width + Math.round(px * r));
+                return [area[at], area[at + 1], area[at + 2]];
+            };
+            let agree = 0, checked = 0, dark = 0;
+            for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
+                const q = values[j * nx + i];
+                if (Math.min(Math.abs(q), Math.abs(q - step), Math.abs(q + step)) < 0.2 * step)
+                    continue;
+                const [red, , blue] = pixel(
+                    l.xaxis._offset + l.xaxis.l2p(x[0] + i * (x[1] - x[0]) / (nx - 1)),
+                    l.yaxis._offset + l.yaxis.l2p(y[0] + j * (y[1] - y[0]) / (ny - 1)));
+                checked++;
+                if ((q > 0) === (blue > red)) agree++;
             }
-            return { positive, blue: blue / (blue + vermillion), dark };
+            for (let py = l.yaxis._offset; py < l.yaxis._offset + l.yaxis._length; py++)
+                for (let px = l.xaxis._offset; px < l.xaxis._offset + l.xaxis._length; px++) {
+                    const [red, green, blue] = pixel(px, py);
+                    if (red + green + blue < 300) dark++;
+                }
+            return { agree: agree / checked, checked, dark };
         }""")
+
+
+def wait_for_metric(page, label: str, expected: str, timeout: float = 20.0) -> None:
+    page.wait_for_function(
+        """([label, expected]) => [...document.querySelectorAll('[data-testid="stMetric"]')]
+            .some(m => m.innerText.includes(label) && m.querySelector(
+                '[data-testid="stMetricValue"]').innerText.trim() === expected)""",
+        arg=[label, expected], timeout=timeout * 1000,
+    )

@@ -6,7 +6,7 @@ from run_helpers import high_dimensional_run, make_run
 
 from s3vm_core import SVMBaseline
 from toy_data import pick_labeled, two_moons
-from ui.caching import pick_frames
+from ui.caching import display_grid, pick_frames
 from ui.figures import (
     CLASS_SYMBOLS,
     labeling_figure,
@@ -68,3 +68,14 @@ def test_frames_keep_milestones_and_are_capped():
     frames = pick_frames(states, max_frames=30)
     assert len(frames) <= 30
     assert {0, 501, 502} <= set(frames.tolist())
+
+
+def test_empty_space_is_the_grid_away_from_the_points():
+    X, y = two_moons(100, noise=0.1, random_state=0)
+    grid_x, grid_y = display_grid(X, 60)
+    spec = labeling_figure(X, np.full(100, -1), empty_space=(grid_x, grid_y))
+    places = np.column_stack([spec.data[1].x, spec.data[1].y])
+    steps = np.array([grid_x[1] - grid_x[0], grid_y[1] - grid_y[0]])
+    nearest = np.min(np.linalg.norm((places[:, None] - X[None]) / steps, axis=2), axis=1)
+    assert nearest.min() > 1.0  # a click on or next to a point selects the point
+    assert 0.5 * 3600 < len(places) < 3600  # most of the view stays open for new points

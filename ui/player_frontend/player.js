@@ -217,9 +217,14 @@ function stop() {
   animation = null;
 }
 
-// The state on screen goes back to the page, which shows its details.
+// The state on screen goes back to the page, which shows its details. The count makes every
+// report a new value: Streamlit calls the page back only when the value changes, and the user
+// may come back to a state reported before (after moving the page's slider, say).
+let reports = 0;
 function report() {
-  send("streamlit:setComponentValue", { value: args.states[film.frame], dataType: "json" });
+  reports += 1;
+  send("streamlit:setComponentValue",
+    { value: { state: args.states[film.frame], report: reports }, dataType: "json" });
 }
 
 function step(by) {
@@ -278,7 +283,8 @@ async function render(next) {
 let rendering = Promise.resolve();
 window.addEventListener("message", (event) => {
   if (event.data && event.data.type === "streamlit:render") {
-    rendering = rendering.then(() => render(event.data.args));
+    // one failed render must not stop the ones after it
+    rendering = rendering.then(() => render(event.data.args)).catch(console.error);
   }
 });
 send("streamlit:componentReady", { apiVersion: 1 });
