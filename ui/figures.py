@@ -196,6 +196,11 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     for values, row in ((objectives, 1), (stage_values, 2)):
         if _spans_decades(values):
             fig.update_yaxes(type="log", row=row, col=2)
+    if not np.isfinite(stage_values).any():
+        fig.add_annotation(text="no outer parameter<br>(no γ, T, C* or α schedule)",
+                           showarrow=False, xref="x3 domain", yref="y3 domain", x=0.5, y=0.5,
+                           font={"color": "#777777"})
+        fig.update_yaxes(showticklabels=False, row=2, col=2)
     if baseline_decisions is not None and on_grid:
         fig.add_trace(go.Contour(
             x=run.grid_x, y=run.grid_y, z=np.round(baseline_decisions, 3),

@@ -41,6 +41,8 @@ def test_player_figure_holds_the_still_parts_of_the_film():
     points, objective, stage, baseline = spec["data"]
     assert points["customdata"] is not None and "frames" not in spec
     assert (objective["name"], stage["name"]) == ("objective", "stage value")
+    # the supervised SVM has no stage value: its chart says so instead of staying blank
+    assert "no outer parameter" in spec["layout"]["annotations"][-1]["text"]
     assert baseline["name"] == "supervised SVM" and baseline["line"]["dash"] == "dash"
     # the player paints the decision function beneath: the plot must let it through, and the
     # main axes end where the grid does
