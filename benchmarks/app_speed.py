@@ -4,7 +4,8 @@
 
 Starts the app on a free loopback port and reports, as markdown tables:
 
-* click on a point -> page updated with the new label (median over clicks), for n = 200 and 500;
+* click on a point -> page updated with the new label (median over clicks), for n = 200 and 500,
+  and click on empty space -> point added;
 * Run -> first boundary and Run -> film ready, for every solver on two moons with n = 300: a
   new seed in the sidebar (new data and labels, so nothing is cached) until the running
   solver's first preview is drawn (or the film, for a run that ends before its first
@@ -78,6 +79,37 @@ def click_latency(page, base: str, n: int, clicks: int) -> float:
         start = time.perf_counter()
         page.mouse.click(x, y)
         page.wait_for_function(f"b => ({LABELED})() !== b", arg=before, timeout=30_000)
+        times.append(time.perf_counter() - start)
+        time.sleep(0.3)
+    return statistics.median(times)
+
+
+#: Empty corners of two moons (n = 200, seed 0), where a click adds a point.
+EMPTY_PLACES = [(-1.0, -0.7), (-0.6, -0.75), (2.0, 1.1), (1.6, 1.2), (2.1, 0.9)]
+UNLABELED = LABELED.replace("class 1 labeled", "unlabeled")
+PIXEL = """([x, y]) => { const gd = document.querySelector('.js-plotly-plot');
+    const l = gd._fullLayout, b = gd.getBoundingClientRect();
+    return [b.left + l._size.l + l.xaxis.l2p(x), b.top + l._size.t + l.yaxis.l2p(y)]; }"""
+
+
+def add_latency(page, base: str) -> float:
+    """Median time from a click on empty space (add mode: an unlabeled point of class 1) to
+    the page counting the new point, over ``EMPTY_PLACES``."""
+    page.goto(scenario_url(base, dataset="two_moons", n=200, noise=0.1, seed=0,
+                           labels={"0": 0, "1": 1}))
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_role("combobox", name="A click on empty space adds").click()
+    page.get_by_text("an unlabeled point of class 1", exact=True).click()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')?._fullData?.length === 2")
+    time.sleep(1.0)
+    times = []
+    for place in EMPTY_PLACES:
+        before = page.evaluate(UNLABELED)
+        x, y = page.evaluate(PIXEL, list(place))
+        start = time.perf_counter()
+        page.mouse.click(x, y)
+        page.wait_for_function(f"b => ({UNLABELED})() !== b", arg=before, timeout=30_000)
         times.append(time.perf_counter() - start)
         time.sleep(0.3)
     return statistics.median(times)
@@ -188,6 +220,8 @@ def main(argv=None) -> None:
             print("| n | click -> label shown (median s) |\n|---|---|")
             for n in (200, 500):
                 print(f"| {n} | {click_latency(page, base, n, args.repeats):.3f} |")
+            print(f"\nclick on empty space -> point added (median s, n = 200): "
+                  f"{add_latency(page, base):.3f}")
             print("\n| solver | Run -> first boundary (s) | Run -> film ready (s) | frames | "
                   "payload (MB) | Play (fps) | one frame's script (ms) |")
             print("|---|---|---|---|---|---|---|")
