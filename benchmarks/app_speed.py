@@ -72,13 +72,20 @@ def click_latency(page, base: str, n: int, clicks: int) -> float:
                            labels={"0": 0, "1": 1}))
     page.wait_for_selector(".js-plotly-plot")
     time.sleep(1.0)
+    return median_click_time(page, [(POSITION, index) for index in range(2, 2 + clicks)],
+                             LABELED)
+
+
+def median_click_time(page, targets, count: str) -> float:
+    """Median time from a click to a change of the metric read by ``count`` (a JS function);
+    ``targets`` are ``(JS function, its argument)`` giving each click's page coordinates."""
     times = []
-    for index in range(2, 2 + clicks):
-        before = page.evaluate(LABELED)
-        x, y = page.evaluate(POSITION, index)
+    for where, arg in targets:
+        before = page.evaluate(count)
+        x, y = page.evaluate(where, arg)
         start = time.perf_counter()
         page.mouse.click(x, y)
-        page.wait_for_function(f"b => ({LABELED})() !== b", arg=before, timeout=30_000)
+        page.wait_for_function(f"b => ({count})() !== b", arg=before, timeout=30_000)
         times.append(time.perf_counter() - start)
         time.sleep(0.3)
     return statistics.median(times)
@@ -103,16 +110,7 @@ def add_latency(page, base: str) -> float:
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')?._fullData?.length === 2")
     time.sleep(1.0)
-    times = []
-    for place in EMPTY_PLACES:
-        before = page.evaluate(UNLABELED)
-        x, y = page.evaluate(PIXEL, list(place))
-        start = time.perf_counter()
-        page.mouse.click(x, y)
-        page.wait_for_function(f"b => ({UNLABELED})() !== b", arg=before, timeout=30_000)
-        times.append(time.perf_counter() - start)
-        time.sleep(0.3)
-    return statistics.median(times)
+    return median_click_time(page, [(PIXEL, list(place)) for place in EMPTY_PLACES], UNLABELED)
 
 
 RUNNING = """() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]
