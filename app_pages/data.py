@@ -13,9 +13,9 @@ from ui.widgets import start_page
 ADD_GRID = 60
 BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
 #: What a click on empty space adds: (true class, labeled), or nothing.
-ADDITIONS = {"": "nothing", "1+": "■ a labeled point of class 1",
-             "0+": "◆ a labeled point of class 0", "1?": "an unlabeled point of class 1",
-             "0?": "an unlabeled point of class 0"}
+ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
+             (0, True): "◆ a labeled point of class 0", (1, False): "an unlabeled point of class 1",
+             (0, False): "an unlabeled point of class 0"}
 
 
 def on_select() -> None:
@@ -27,11 +27,11 @@ def on_select() -> None:
         (points if point.get("curve_number", 0) == 0 else empty_space).append(point)
     indices = [point["customdata"] for point in points if "customdata" in point]
     state.apply_brush([i[0] if isinstance(i, list) else i for i in indices])
-    addition = st.session_state.get(state.ADD_MODE, "")
+    addition = st.session_state.get(state.ADD_MODE)
     # a single click only: a box or a lasso over empty space would add a point per grid node
     if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
-        state.add_point(empty_space[0]["x"], empty_space[0]["y"], int(addition[0]),
-                        labeled=addition[1] == "+")
+        true_class, labeled = addition
+        state.add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
 
 
 def pick_random(y_true) -> None:

@@ -29,12 +29,15 @@ from urllib.parse import quote
 
 import numpy as np
 
+from toy_data import two_moons
+
 ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-POSITION = """i => { const gd = document.querySelector('.js-plotly-plot');
-    const l = gd._fullLayout, t = gd._fullData[0], b = gd.getBoundingClientRect();
-    return [b.left + l._size.l + l.xaxis.l2p(t.x[i]), b.top + l._size.t + l.yaxis.l2p(t.y[i])]; }"""
+#: Page coordinates of the data point (x, y) in the first plotly chart.
+PIXEL = """([x, y]) => { const gd = document.querySelector('.js-plotly-plot');
+    const l = gd._fullLayout, b = gd.getBoundingClientRect();
+    return [b.left + l._size.l + l.xaxis.l2p(x), b.top + l._size.t + l.yaxis.l2p(y)]; }"""
 MOONS_300 = ("two_moons", 300, 0.1, 0)
 
 
@@ -72,7 +75,8 @@ def click_latency(page, base: str, n: int, clicks: int) -> float:
                            labels={"0": 0, "1": 1}))
     page.wait_for_selector(".js-plotly-plot")
     time.sleep(1.0)
-    return median_click_time(page, [(POSITION, index) for index in range(2, 2 + clicks)],
+    X, _ = two_moons(n, noise=0.1, random_state=0)
+    return median_click_time(page, [(PIXEL, X[i].tolist()) for i in range(2, 2 + clicks)],
                              LABELED)
 
 
@@ -94,9 +98,6 @@ def median_click_time(page, targets, count: str) -> float:
 #: Empty corners of two moons (n = 200, seed 0), where a click adds a point.
 EMPTY_PLACES = [(-1.0, -0.7), (-0.6, -0.75), (2.0, 1.1), (1.6, 1.2), (2.1, 0.9)]
 UNLABELED = LABELED.replace("class 1 labeled", "unlabeled")
-PIXEL = """([x, y]) => { const gd = document.querySelector('.js-plotly-plot');
-    const l = gd._fullLayout, b = gd.getBoundingClientRect();
-    return [b.left + l._size.l + l.xaxis.l2p(x), b.top + l._size.t + l.yaxis.l2p(y)]; }"""
 
 
 def add_latency(page, base: str) -> float:
@@ -129,8 +130,6 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
     """Medians of the time from a new seed (new data, new labels: a cold run) to the first
     boundary drawn (the running solver's preview, or the film when the run ends first) and to
     the film ready to play."""
-    from toy_data import two_moons
-
     name, n, noise, seed = MOONS_300
     _, y = two_moons(n, noise=noise, random_state=seed)
     page.goto(scenario_url(base, "watch", dataset=name, n=n, noise=noise, seed=seed,

@@ -131,7 +131,7 @@ def remove_added_points() -> None:
     n_added = len(added_points())
     current = list(st.session_state.get(LABELS, []))
     st.session_state[ADDED] = []
-    set_labels(current[:len(current) - n_added] if n_added else current)
+    set_labels(current[:len(current) - n_added])
 
 
 def labels(y_true: np.ndarray) -> np.ndarray:

@@ -178,7 +178,7 @@ def test_added_points_belong_to_their_data_set(app):
 
 def test_add_mode_lays_invisible_places_to_click_over_empty_space(app):
     at = app.run()
-    at.selectbox(key=state.ADD_MODE).set_value("0?").run()
+    at.selectbox(key=state.ADD_MODE).set_value((0, False)).run()
     (spec,) = plotly_specs(at)
     points, empty_space = spec["data"]
     assert empty_space["name"] == "empty space" and empty_space["marker"]["opacity"] == 0

@@ -14,21 +14,28 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
-def point_position(page, index: int, chart: int = 0) -> tuple[float, float]:
-    """Page coordinates of point ``index`` of the first trace of plotly chart ``chart``.
+def page_position(page, x: float, y: float, chart: int = 0) -> tuple[float, float]:
+    """Page coordinates of the data point (x, y) in plotly chart ``chart``.
 
     Plotly's drag layer covers the points, so clicks go to coordinates computed from the axes.
     """
     return page.evaluate(
-        """([index, chart]) => {
+        """([x, y, chart]) => {
             const gd = document.querySelectorAll('.js-plotly-plot')[chart];
-            const layout = gd._fullLayout, trace = gd._fullData[0];
-            const box = gd.getBoundingClientRect();
-            return [box.left + layout._size.l + layout.xaxis.l2p(trace.x[index]),
-                    box.top + layout._size.t + layout.yaxis.l2p(trace.y[index])];
+            const layout = gd._fullLayout, box = gd.getBoundingClientRect();
+            return [box.left + layout._size.l + layout.xaxis.l2p(x),
+                    box.top + layout._size.t + layout.yaxis.l2p(y)];
         }""",
-        [index, chart],
+        [x, y, chart],
     )
+
+
+def point_position(page, index: int, chart: int = 0) -> tuple[float, float]:
+    """Page coordinates of point ``index`` of the first trace of plotly chart ``chart``."""
+    x, y = page.evaluate(
+        "([i, chart]) => { const t = document.querySelectorAll('.js-plotly-plot')[chart]"
+        "._fullData[0]; return [t.x[i], t.y[i]]; }", [index, chart])
+    return page_position(page, x, y, chart)
 
 
 def metric(page, label: str) -> str:

@@ -7,6 +7,7 @@ import pytest
 from browser_helpers import (
     film_player,
     metric,
+    page_position,
     painted_agreement,
     point_position,
     screenshot,
@@ -54,12 +55,7 @@ def test_a_click_on_empty_space_adds_a_point_there(server, page):
     time.sleep(0.5)
     # (0.5, 1.3) is above the upper moon, far from any point of the default data
     target = np.array([0.5, 1.3])
-    x, y = page.evaluate(
-        """([x, y]) => { const gd = document.querySelector('.js-plotly-plot');
-            const l = gd._fullLayout, box = gd.getBoundingClientRect();
-            return [box.left + l._size.l + l.xaxis.l2p(x), box.top + l._size.t + l.yaxis.l2p(y)];
-        }""", target.tolist())
-    page.mouse.click(x, y)
+    page.mouse.click(*page_position(page, *target))
     wait_for_metric(page, "class 1 labeled", "2")
     assert metric(page, "unlabeled") == "198"
     page.wait_for_function(

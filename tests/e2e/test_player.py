@@ -6,7 +6,14 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from browser_helpers import film_player, metric, painted_agreement, screenshot, wait_for_metric
+from browser_helpers import (
+    film_player,
+    metric,
+    page_position,
+    painted_agreement,
+    screenshot,
+    wait_for_metric,
+)
 
 from toy_data import pick_labeled, two_moons
 
@@ -32,16 +39,7 @@ def test_box_selection_labels_every_point_inside(server, page):
     # Pixel rounding may catch a point on the box's edge: allow those within 0.05.
     fewest, most = labeled_after_box(-0.05), labeled_after_box(0.05)
     page.locator('.modebar-btn[data-val="select"]').first.click()
-    corners = page.evaluate(
-        """([low, high]) => {
-            const gd = document.querySelector('.js-plotly-plot');
-            const l = gd._fullLayout, box = gd.getBoundingClientRect();
-            const px = v => box.left + l._size.l + l.xaxis.l2p(v);
-            const py = v => box.top + l._size.t + l.yaxis.l2p(v);
-            return [px(low[0]), py(high[1]), px(high[0]), py(low[1])];
-        }""",
-        [low.tolist(), high.tolist()],
-    )
+    corners = [*page_position(page, low[0], high[1]), *page_position(page, high[0], low[1])]
     page.mouse.move(corners[0], corners[1])
     page.mouse.down()
     page.mouse.move((corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2, steps=5)
