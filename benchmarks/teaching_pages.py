@@ -17,8 +17,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["app_pages/continuation.py", "app_pages/annealing.py", "app_pages/early_stopping.py",
-         "app_pages/compare.py", "app_pages/about.py"]
+PAGES = ["pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py",
+         "pages/compare.py", "pages/about.py"]
 
 
 def page_times(page: str, repeats: int) -> tuple[float, float, int]:

@@ -218,8 +218,59 @@ def require_both_classes(labels, solver: str = "a solver") -> None:
 
 def start_page() -> None:
     """Initialise the session's state and draw the shared sidebar (first call of every page)."""
+    _enter_through_the_router()
     keys.init()
     data_controls()
+
+
+PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wide"}
+#: The app's pages: file in ``pages/``, title, Material icon. The first is the default page.
+PAGES = [
+    ("data", "Data & labels", "edit"),
+    ("watch", "Watch a solver", "play_circle"),
+    ("continuation", "Continuation (cS3VM)", "timeline"),
+    ("annealing", "Deterministic annealing", "thermostat"),
+    ("early_stopping", "LapSVM early stopping", "timer"),
+    ("compare", "Compare solvers", "leaderboard"),
+    ("about", "About the solvers", "menu_book"),
+]
+
+
+def app_pages() -> list:
+    """The router's pages (``st.navigation``'s argument)."""
+    return [st.Page(f"pages/{file}.py", title=title, icon=f":material/{icon}:",
+                    default=index == 0)
+            for index, (file, title, icon) in enumerate(PAGES)]
+
+
+#: Whether ``route`` has run in this server process (see ``_enter_through_the_router``).
+_routed = False
+
+
+def route() -> None:
+    """The router (``app.py``): page configuration, then the page the address names."""
+    global _routed
+    _routed = True
+    st.set_page_config(**PAGE_CONFIG)
+    st.navigation(app_pages()).run()
+
+
+def _enter_through_the_router() -> None:
+    """Give the router's page list to a page Streamlit started without the router.
+
+    Until ``st.navigation`` has run once in the server process, Streamlit takes a ``pages/``
+    folder beside the main script for old-style pages: a deep link such as ``/watch``, opened
+    first on a freshly started server, runs the page alone under an automatic list of file
+    names. Calling ``st.navigation`` here replaces that list with the router's and ends the
+    old-style mode for the process; the page goes on as the router would have run it. (AppTest
+    resets Streamlit's flag before every run, after its first run went through the router: it
+    is left alone then.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if not _routed and getattr(PagesManager, "uses_pages_directory", False):
+        st.set_page_config(**PAGE_CONFIG)
+        st.navigation(app_pages())
 
 
 def data_controls() -> None:

@@ -12,7 +12,7 @@ from toy_data import DATASETS
 from ui import state
 from ui.widgets import SOLVERS
 
-WATCH = "app_pages/watch.py"
+WATCH = "pages/watch.py"
 
 
 def choose_data_set(at, name):
@@ -157,7 +157,7 @@ def test_added_points_join_the_data_every_page_uses_and_can_be_removed(app):
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
     assert film(at)["n_points"] == 62  # the solver ran on the added points too
-    at.switch_page("app_pages/data.py").run()
+    at.switch_page("pages/data.py").run()
     at.button(key=state.REMOVE_ADDED).click().run()
     labels = at.session_state[state.LABELS]
     assert len(labels) == 60 and labels[0] == 0  # the generated points keep their labels

@@ -8,11 +8,11 @@ from page_helpers import plotly_specs
 
 from ui import state
 
-CONTINUATION = "app_pages/continuation.py"
-ANNEALING = "app_pages/annealing.py"
-EARLY_STOPPING = "app_pages/early_stopping.py"
-COMPARE = "app_pages/compare.py"
-ABOUT = "app_pages/about.py"
+CONTINUATION = "pages/continuation.py"
+ANNEALING = "pages/annealing.py"
+EARLY_STOPPING = "pages/early_stopping.py"
+COMPARE = "pages/compare.py"
+ABOUT = "pages/about.py"
 
 
 def open_page(app, page, n_samples=100):
