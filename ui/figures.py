@@ -221,8 +221,8 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
 
 def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
     """What the Watch page shows while a solver runs: the boundary of its latest state, in the
-    player's place and size (``live`` is a ``ui.caching.LiveRun``)."""
-    state, n = live.states[-1], len(live.states)
+    player's place and size (``live`` is a ``ui.caching.TraceJob``)."""
+    state, n = live.preview_state, len(live.states)
     title = f"running… {stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
     fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
     fig.update_layout(height=PLAYER_HEIGHT)

@@ -41,10 +41,12 @@ PICK_RANDOM = "pick_random"  # button: k random labels per class
 CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
+RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
-PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE)
+PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
+              RUN_BUDGET)
 
 DEFAULTS = {
     DATASET: "two_moons",
@@ -55,6 +57,7 @@ DEFAULTS = {
     K_PER_CLASS: 1,
     SOLVER: "SVMBaseline",
     SHOW_BASELINE: True,
+    RUN_BUDGET: 60,
 }
 
 #: Largest data set the app draws; kernels of this size stay interactive.

@@ -250,6 +250,10 @@ _routed = False
 def route() -> None:
     """The router (``app.py``): page configuration, then the page the address names."""
     global _routed
+    if not _routed:
+        from ui.jobs import warm_up
+
+        warm_up()  # the solvers' process server starts while the first page is drawn
     _routed = True
     st.set_page_config(**PAGE_CONFIG)
     st.navigation(app_pages()).run()
