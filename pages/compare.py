@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui import state
-from ui.caching import current_data
-from ui.comparison import BASELINE, compare_solvers, rows_to_csv, summarize
+from ui import lessons, state
+from ui.caching import computed, current_data, forget_job, lesson_key
+from ui.comparison import BASELINE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
 from ui.widgets import SOLVERS, start_page
 
@@ -41,22 +41,18 @@ description = (state.data_description(), int(st.session_state[state.COMPARE_DRAW
                tuple(st.session_state[state.COMPARE_SOLVERS]))
 stored = st.session_state.get(state.COMPARE_RESULTS)
 if submitted:
+    forget_job(lesson_key(lessons.comparison, description))  # a new press runs it again
+    st.session_state[state.COMPARE_RESULTS] = {"key": description, "rows": None}
+    stored = st.session_state[state.COMPARE_RESULTS]
+if stored is not None and stored["rows"] is None:  # running, or interrupted by a rerun
     bar = st.progress(0.0, text="Starting the workers…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"{done} of {total} runs finished")
 
-    try:
-        rows = compare_solvers(X, y_true, description[3], k=description[1],
-                               n_per_class=description[2], random_state=description[0][3],
-                               progress=progress)
-    except ValueError as error:
-        bar.empty()
-        st.error(f"{error}")
-        st.stop()
+    stored["rows"] = computed(lessons.comparison, *stored["key"], what="Comparing…",
+                              progress=progress, parallel=True)
     bar.empty()
-    stored = {"key": description, "rows": rows}
-    st.session_state[state.COMPARE_RESULTS] = stored
 
 if stored is None:
     st.info("Choose k and the solvers, then press **Run the comparison** (about a second per "

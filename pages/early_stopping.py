@@ -1,54 +1,16 @@
 """LapSVM early stopping: when is preconditioned conjugate gradient done enough?"""
 
-import time
-import warnings
-
 import numpy as np
 import streamlit as st
 
-from s3vm_core import LapSVM
-from toy_data import UNLABELED
-from ui import state
-from ui.caching import boundary_panel, current_data, dataset, grid_features
+from ui import lessons, state
+from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
 from ui.widgets import require_both_classes, start_page
 
-GRID = 40
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int):
-    """PCG run to the end with every criterion recorded, and the Newton optimum.
-
-    The validation set is ``n_val`` unlabeled training points with their true labels (drawn
-    with the data's seed), the labeled validation set of Algorithm 3.
-    """
-    X, y_true, X2 = dataset(*data)
-    labels = np.asarray(labels)
-    candidates = np.flatnonzero(labels == UNLABELED)
-    rng = np.random.default_rng(data[3])
-    chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
-    val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}
-    pcg = LapSVM(solver="pcg", gamma_I=gamma_I)
-    states, times = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # max_iter without convergence is part of the story
-        start = time.perf_counter()
-        for s in pcg.trace(X, labels, **val):
-            states.append(s)
-            times.append(time.perf_counter() - start)
-        newton = LapSVM(solver="newton", gamma_I=gamma_I)
-        start = time.perf_counter()
-        newton_states = list(newton.trace(X, labels))
-        newton_seconds = time.perf_counter() - start
-    grid = grid_features(pcg, X, X2, GRID)
-    return {"states": states, "times": times, "stops": dict(pcg.stop_iterations_),
-            "stopped_by": pcg.stopped_by_, "newton": newton_states[-1],
-            "newton_steps": newton.n_iter_, "newton_seconds": newton_seconds, "grid": grid,
-            "validation": chosen}
 
 
 start_page()
@@ -72,14 +34,9 @@ right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=
 
 require_both_classes(labels, "LapSVM")
 
-try:
-    with st.spinner("Running PCG and Newton…", show_time=True):
-        run = early_stopping_run(state.data_description(), tuple(labels.tolist()),
-                                 float(st.session_state[state.ES_GAMMA_I]),
-                                 int(st.session_state[state.ES_N_VAL]))
-except ValueError as error:
-    st.error(f"{error}")
-    st.stop()
+run = computed(lessons.early_stopping_run, state.data_description(), tuple(labels.tolist()),
+               float(st.session_state[state.ES_GAMMA_I]), int(st.session_state[state.ES_N_VAL]),
+               what="Running PCG and Newton…")
 
 states = [s for s in run["states"] if s.event in ("init", "iter")]
 times = [t for s, t in zip(run["states"], run["times"], strict=True)

@@ -9,18 +9,18 @@ from toy_data import UNLABELED
 from ui import state
 from ui.caching import (
     LONG_RUN,
+    again_button,
     current_data,
     expected_seconds,
     follow_run,
-    forget_run,
+    job_controls,
     run_key,
     run_solver,
     start_run,
-    stop_run,
 )
 from ui.comparison import unlabeled_error
 from ui.figures import running_figure, soft_labels_figure
-from ui.jobs import QUEUED, STOPPED
+from ui.jobs import STOPPED
 from ui.player import film
 from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
@@ -62,30 +62,11 @@ def show_progress(live) -> None:
                             config={"displaylogo": False})
 
 
-controls = st.empty()
-if not job.done:  # a finished run is drawn at once: no Stop to flash by
-    expected = expected_seconds(solver, len(labels))
-    with controls.container():
-        stop_column, status_column = st.columns([1, 5], vertical_alignment="center")
-        stop_column.button("Stop", icon=":material/stop_circle:", on_click=stop_run,
-                           args=(this_run,), help="End the run now and play the path so far.")
-        status = status_column.empty()
-        if expected > LONG_RUN:
-            st.info(f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale "
-                    f"table of docs/benchmarks.md); it ends at its time budget of {budget:g} s "
-                    "and Stop ends it at once, keeping the path so far.")
-
-
-def show_status(live) -> None:
-    if live.status == QUEUED:
-        ahead = live.ahead()
-        status.caption(f"Waiting for a free solver process ({ahead} run{'' if ahead == 1 else 's'}"
-                       " ahead of this one)…")
-    else:
-        n = len(live.states)
-        status.caption(f"{live.seconds:.0f} s of the {live.budget:g} s budget · {n} "
-                       f"state{'' if n == 1 else 's'} so far")
-
+expected = expected_seconds(solver, len(labels))
+long_run = (f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale table "
+            f"of docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop "
+            "ends it at once, keeping the path so far." if expected > LONG_RUN else None)
+controls, show_status = job_controls(job, this_run, note=long_run)
 
 try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
@@ -104,8 +85,7 @@ if not run.complete:
     notice, again = st.columns([5, 1], vertical_alignment="center")
     notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "
                    f"({len(run.states)} states), not the solver's answer.")
-    again.button("Run again", on_click=forget_run, args=(this_run,),
-                 help="Run this solver again from the start (with the budget in the form).")
+    again_button(this_run, again)
 
 n_states = len(run.states)
 if not 0 <= st.session_state.get(state.FRAME, -1) < n_states:

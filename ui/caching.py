@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ui.jobs import ABANDONED, CRASHED, FINISHED, OUT_OF_TIME, STOPPED, Job
+from ui.jobs import ABANDONED, CRASHED, FINISHED, OUT_OF_TIME, QUEUED, STOPPED, Job
 from ui.work import (  # noqa: F401 - the pages' names for the grid helpers
     GRID_SIZE,
     MAX_FRAMES,
@@ -190,19 +190,19 @@ def start_run(data: tuple, labels: tuple, solver: str, params: tuple,
                         lambda: TraceJob(data, labels, solver, params, budget))
 
 
-def stop_run(key: tuple) -> None:
-    """Stop the run ``key`` (``run_key``'s value): the page gets the path so far."""
+def stop_job(key: tuple) -> None:
+    """Stop the job ``key`` (a run's: the page gets the path so far)."""
     if (job := _shelf().find(key)) is not None:
         job.stop()
 
 
-def forget_run(key: tuple) -> None:
-    """Forget the run ``key``, so that asking for it again runs it anew."""
+def forget_job(key: tuple) -> None:
+    """Forget the job ``key``, so that asking for it again runs it anew."""
     _shelf().forget(key)
 
 
 def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
-               status: Callable[[TraceJob], None] | None = None) -> Run:
+               status: Callable[[Job], None] | None = None) -> Run:
     """Wait for ``job``'s run; between its messages ``preview(job)`` is called when a new
     preview has arrived and ``status(job)`` at least every quarter of a second (a page that
     draws something there can be interrupted by a click). Raises the solver's ``ValueError``."""
@@ -230,16 +230,22 @@ def run_solver(data: tuple, labels: tuple, solver: str, params: tuple,
     return follow_run(start_run(data, labels, solver, params, budget), preview)
 
 
-def run_lesson(function: Callable, *args, budget: float = LESSON_BUDGET,
-               progress: Callable[[int, int], None] | None = None, parallel: bool = False,
-               status: Callable[[CallJob], None] | None = None):
-    """``function(*args)`` computed in a child process (a teaching page's computation; it must
-    be a module-level function of an importable module), shared and kept like the runs.
-    ``progress(done, total)`` is passed on when given. Raises ``ValueError`` with a sentence
-    when the computation fails or runs out of its budget."""
-    key = ("call", function.__module__, function.__qualname__, args)
-    job = _shelf().get(key, lambda: CallJob(function, args, budget, progress is not None,
-                                            parallel))
+def lesson_key(function: Callable, args: tuple) -> tuple:
+    return ("call", function.__module__, function.__qualname__, args)
+
+
+def start_lesson(function: Callable, args: tuple, with_progress: bool = False,
+                 parallel: bool = False) -> CallJob:
+    """``function(*args)`` (a ``ui.lessons`` function) in a child process within
+    ``LESSON_BUDGET``, shared and kept like the runs."""
+    return _shelf().get(lesson_key(function, args), lambda: CallJob(
+        function, args, LESSON_BUDGET, with_progress, parallel))
+
+
+def follow_lesson(job: CallJob, progress: Callable[[int, int], None] | None = None,
+                  status: Callable[[Job], None] | None = None):
+    """Wait for ``job`` and return its result, reporting ``progress(done, total)`` as it
+    comes; raises ``ValueError`` with a sentence when it failed or ended early."""
     reported = None
     while not job.done:
         job.wait(0.25)
@@ -251,12 +257,68 @@ def run_lesson(function: Callable, *args, budget: float = LESSON_BUDGET,
     if job.status == FINISHED:
         return job.result
     if job.status in (STOPPED, OUT_OF_TIME):
-        _shelf().forget(key)  # a later visit tries again
-        reason = ("it was stopped" if job.status == STOPPED
-                  else f"it did not finish within its time budget of {budget:g} s")
-        raise ValueError(f"This computation ended early: {reason}. Try fewer points, or "
-                         "settings that converge faster.")
+        reason = ("you stopped it" if job.status == STOPPED
+                  else f"it reached its time budget of {job.budget:g} s")
+        raise ValueError(f"This computation ended early: {reason}. Press Run again to start "
+                         "it over, or try fewer points.")
     raise ValueError(job.error or "The computation ended unexpectedly.")
+
+
+def job_controls(job: Job, key: tuple, note: str | None = None):
+    """A Stop button and a status line (and ``note`` below them) for a job that is still
+    running: ``(place, show_status)``. ``place.empty()`` removes them; ``show_status(job)``
+    keeps the line current (and lets a click on Stop interrupt the page's wait)."""
+    place = st.empty()
+    if job.done:  # drawn at once: no Stop to flash by
+        return place, lambda _: None
+    with place.container():
+        stop, line = st.columns([1, 5], vertical_alignment="center")
+        stop.button("Stop", icon=":material/stop_circle:", on_click=stop_job, args=(key,),
+                    key=f"stop:{hash(key)}", help="End this computation now.")
+        status = line.empty()
+        if note:
+            st.info(note)
+
+    def show_status(live: Job) -> None:
+        if live.status == QUEUED:
+            ahead = live.ahead()
+            status.caption(f"Waiting for a free solver process ({ahead} "
+                           f"computation{'' if ahead == 1 else 's'} ahead of this one)…")
+            return
+        text = f"{live.seconds:.0f} s of its {live.budget:g} s time budget"
+        if isinstance(live, TraceJob):
+            n = len(live.states)
+            text += f" · {n} state{'' if n == 1 else 's'} so far"
+        status.caption(text)
+
+    return place, show_status
+
+
+def again_button(key: tuple, where=st) -> None:
+    """"Run again": forget the job ``key`` so that the page starts it over."""
+    where.button("Run again", icon=":material/replay:", on_click=forget_job, args=(key,),
+                 key=f"again:{hash(key)}", help="Start this computation over.")
+
+
+def computed(function: Callable, *args, what: str,
+             progress: Callable[[int, int], None] | None = None, parallel: bool = False):
+    """The result of a teaching page's computation ``function(*args)`` (``ui.lessons``),
+    with a spinner, a Stop button and its time while it runs; when it fails or ended early,
+    the page shows why (with "Run again") and stops there, keeping the user's labels."""
+    key = lesson_key(function, args)
+    job = start_lesson(function, args, with_progress=progress is not None, parallel=parallel)
+    place, show_status = job_controls(job, key)
+    try:
+        with st.spinner(what, show_time=True):
+            result = follow_lesson(job, progress, show_status)
+    except ValueError as error:
+        place.empty()
+        st.error(f"{error}")
+        if job.status in (STOPPED, OUT_OF_TIME):
+            again_button(key)
+        st.stop()
+    place.empty()
+    return result
 
 
 def boundary_panel(title: str, state, grid):

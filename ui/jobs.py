@@ -173,13 +173,13 @@ class Job:
             self._end(ABANDONED)
             return
         ours, theirs = _CONTEXT.Pipe()
+        self._set(status=RUNNING)  # its time counts once its process has started
         try:
             self._process = _CONTEXT.Process(target=_child, args=(theirs, self.work, self.args),
                                              daemon=self.daemon)
             _LIVE.add(self)
             self._process.start()
             theirs.close()
-            self._set(status=RUNNING)
             self._converse(ours, time.monotonic())
         except OSError as error:  # no process could be started (out of memory, too many)
             self._end(CRASHED, f"The solver could not be started: {error}.")

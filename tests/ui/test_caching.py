@@ -137,7 +137,7 @@ def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
     job = caching.start_run(data, labels, solver, params)
     while len(job.states) < 3:
         job.wait(0.1)
-    caching.stop_run(caching.run_key(data, labels, solver, params))
+    caching.stop_job(caching.run_key(data, labels, solver, params))
     run = caching.follow_run(job)
     assert run.ended == jobs.STOPPED and not run.complete
     assert 3 <= len(run.states) and run.states[-1].event != "final"
@@ -146,7 +146,7 @@ def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
     assert not job._process.is_alive()
     # asked for again, the stopped run is what the page shows, until it is forgotten
     assert caching.start_run(data, labels, solver, params) is job
-    caching.forget_run(caching.run_key(data, labels, solver, params))
+    caching.forget_job(caching.run_key(data, labels, solver, params))
     fresh = caching.start_run(data, labels, solver, params)
     assert fresh is not job
     fresh.stop()
