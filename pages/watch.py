@@ -39,7 +39,8 @@ with form_column, st.form(state.PARAMETER_FORM, border=False):
     run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
     run_column.form_submit_button("Run", type="primary")
     budget_column.number_input(
-        "time budget (s)", min_value=5, max_value=600, step=5, key=state.RUN_BUDGET,
+        "time budget (s)", min_value=state.MIN_BUDGET, max_value=state.MAX_BUDGET, step=5,
+        key=state.RUN_BUDGET,
         help="A run ends after this much solver time and shows the path so far.")
 
 require_both_classes(labels, "any solver")
@@ -80,7 +81,7 @@ except ValueError as error:
     st.stop()
 controls.empty()
 if not run.complete:
-    why = ("You stopped it" if run.ended == STOPPED
+    why = ("It was stopped" if run.ended == STOPPED
            else f"It reached its time budget of {run.budget:g} s")
     notice, again = st.columns([5, 1], vertical_alignment="center")
     notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "

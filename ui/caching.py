@@ -257,7 +257,7 @@ def follow_lesson(job: CallJob, progress: Callable[[int, int], None] | None = No
     if job.status == FINISHED:
         return job.result
     if job.status in (STOPPED, OUT_OF_TIME):
-        reason = ("you stopped it" if job.status == STOPPED
+        reason = ("it was stopped" if job.status == STOPPED
                   else f"it reached its time budget of {job.budget:g} s")
         raise ValueError(f"This computation ended early: {reason}. Press Run again to start "
                          "it over, or try fewer points.")

@@ -58,10 +58,15 @@ _CONTEXT.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "s3vm_c
                                  "toy_data", "ui.jobs", "ui.work", "ui.widgets"])
 
 
+_warming = threading.Lock()
+
+
 def warm_up() -> None:
     """Start the process the children are forked from, in the background: it imports the
-    solvers once (a few seconds), better spent before the first Run than after it."""
-    threading.Thread(target=multiprocessing.forkserver.ensure_running, daemon=True).start()
+    solvers once (a few seconds), better spent before the first Run than after it. Only the
+    first call in a process does anything."""
+    if _warming.acquire(blocking=False):
+        threading.Thread(target=multiprocessing.forkserver.ensure_running, daemon=True).start()
 
 
 class _Slots:

@@ -62,6 +62,8 @@ DEFAULTS = {
 
 #: Largest data set the app draws; kernels of this size stay interactive.
 MAX_POINTS = 2000
+#: Range of a Watch page run's time budget (seconds).
+MIN_BUDGET, MAX_BUDGET = 5, 600
 
 
 def init() -> None:
@@ -193,7 +195,8 @@ def scenario() -> dict:
         if isinstance(key, str) and key.startswith(f"{PARAMS_PREFIX}{state[SOLVER]}:")
     }
     described = {"dataset": name, "n": n_samples, "noise": noise, "seed": seed,
-                 "labels": labeled, "solver": state[SOLVER], "params": params}
+                 "labels": labeled, "solver": state[SOLVER], "params": params,
+                 "budget": state[RUN_BUDGET]}
     if points := added_points():
         described["points"] = points
     return described
@@ -236,6 +239,12 @@ def load_scenario(text: str) -> None:
     state[DATASET], state[N_SAMPLES], state[NOISE], state[SEED] = name, n, float(noise), seed
     state[ADDED], state[ADDED_FOR] = points, generated_description()
     set_labels(values)
+    budget = data.get("budget", DEFAULTS[RUN_BUDGET])
+    if not (isinstance(budget, int | float) and not isinstance(budget, bool)
+            and MIN_BUDGET <= budget <= MAX_BUDGET):
+        raise ValueError(f"budget must be a number of seconds between {MIN_BUDGET} and "
+                         f"{MAX_BUDGET}.")
+    state[RUN_BUDGET] = int(budget)
     solver = data.get("solver")
     if isinstance(solver, str):
         state[SOLVER] = solver

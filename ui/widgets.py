@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from ui import state as keys
+from ui.jobs import warm_up
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,7 @@ def require_both_classes(labels, solver: str = "a solver") -> None:
 def start_page() -> None:
     """Initialise the session's state and draw the shared sidebar (first call of every page)."""
     _enter_through_the_router()
+    warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
     data_controls()
 
@@ -250,10 +252,6 @@ _routed = False
 def route() -> None:
     """The router (``app.py``): page configuration, then the page the address names."""
     global _routed
-    if not _routed:
-        from ui.jobs import warm_up
-
-        warm_up()  # the solvers' process server starts while the first page is drawn
     _routed = True
     st.set_page_config(**PAGE_CONFIG)
     st.navigation(app_pages()).run()

@@ -112,7 +112,7 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
             solved.set()
 
     threading.Thread(target=solve, daemon=True).start()
-    sent, previewed_at = 0, time.perf_counter()
+    sent, previewed, previewed_at = 0, 0, time.perf_counter()
     while not (solved.is_set() and sent == len(states)):
         if finish_requested(pipe):
             break
@@ -121,9 +121,10 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
         for state in states[sent:]:
             pipe.send(("state", state))
             sent += 1
-        if grid is not None and sent and time.perf_counter() - previewed_at >= preview_every:
+        if (grid is not None and sent > previewed
+                and time.perf_counter() - previewed_at >= preview_every):
             pipe.send(("preview", sent - 1, grid_decisions(grid, [states[sent - 1]])[0]))
-            previewed_at = time.perf_counter()
+            previewed, previewed_at = sent, time.perf_counter()
     seconds = time.perf_counter() - start
     if failure and solved.is_set():
         raise failure[0]
