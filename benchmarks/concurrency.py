@@ -139,11 +139,15 @@ async def measure(port: int, seconds: float, probe_every: float = 0.25) -> dict:
     """Health and HTML latencies and a new session's About page, for ``seconds``."""
     loop = asyncio.get_running_loop()
     health, html, about = [], [], []
-    end = time.monotonic() + seconds
+    begin = time.monotonic()
+    end = begin + seconds
     next_page = time.monotonic()
     while time.monotonic() < end:
         health.append(await loop.run_in_executor(
             None, timed_get, f"http://127.0.0.1:{port}/_stcore/health"))
+        if health[-1] > 0.5:
+            print(f"  slow health probe at {time.monotonic() - begin:.1f} s: {health[-1]:.2f} s",
+                  file=sys.stderr)
         if time.monotonic() >= next_page:
             html.append(await loop.run_in_executor(None, timed_get, f"http://127.0.0.1:{port}/"))
             about.append(await session(port, "about", ""))

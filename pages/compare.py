@@ -1,10 +1,12 @@
 """Compare: every solver on the same data over several random label draws."""
 
+import os
+
 import streamlit as st
 
 from ui import lessons, state
 from ui.caching import computed, current_data, forget_job, lesson_key
-from ui.comparison import BASELINE, rows_to_csv, summarize
+from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
 from ui.widgets import SOLVERS, start_page
 
@@ -36,13 +38,25 @@ with st.form(state.COMPARE_FORM, border=False):
                    key=state.COMPARE_SOLVERS, format_func=titles.get)
     submitted = st.form_submit_button("Run the comparison", type="primary")
 
+cluster = os.environ.get(SCHEDULER_VARIABLE) or None
+if cluster is not None:
+    # The address comes from the server's environment only: a cluster returns pickled
+    # results, so the page must not connect to an address a visitor typed.
+    state.keep_teaching_widgets(state.COMPARE_ON_CLUSTER)
+    st.sidebar.toggle("run the comparison on the Dask cluster", key=state.COMPARE_ON_CLUSTER,
+                      help=f"The scheduler at {cluster} (set by {SCHEDULER_VARIABLE}); off: "
+                           "two solver processes on this server.")
+    st.sidebar.caption(f"Dask scheduler: `{cluster}`")
+scheduler = cluster if st.session_state.get(state.COMPARE_ON_CLUSTER) else None
+
 description = (state.data_description(), int(st.session_state[state.COMPARE_DRAWS]),
                int(st.session_state[state.COMPARE_PER_CLASS]),
                tuple(st.session_state[state.COMPARE_SOLVERS]))
 stored = st.session_state.get(state.COMPARE_RESULTS)
 if submitted:
-    forget_job(lesson_key(lessons.comparison, description))  # a new press runs it again
-    st.session_state[state.COMPARE_RESULTS] = {"key": description, "rows": None}
+    forget_job(lesson_key(lessons.comparison, (*description, scheduler)))  # run it again
+    st.session_state[state.COMPARE_RESULTS] = {"key": description, "scheduler": scheduler,
+                                                "rows": None}
     stored = st.session_state[state.COMPARE_RESULTS]
 if stored is not None and stored["rows"] is None:  # running, or interrupted by a rerun
     bar = st.progress(0.0, text="Starting the workers…")
@@ -50,8 +64,9 @@ if stored is not None and stored["rows"] is None:  # running, or interrupted by 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"{done} of {total} runs finished")
 
-    stored["rows"] = computed(lessons.comparison, *stored["key"], what="Comparing…",
-                              progress=progress, parallel=True)
+    where = "on the Dask cluster" if stored["scheduler"] else "in two solver processes"
+    stored["rows"] = computed(lessons.comparison, *stored["key"], stored["scheduler"],
+                              what=f"Comparing {where}…", progress=progress, parallel=True)
     bar.empty()
 
 if stored is None:

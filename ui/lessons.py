@@ -97,11 +97,12 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int) -
             "grid": grid_features(pcg, X, X2, GRID), "validation": chosen}
 
 
-def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, progress=None) -> list:
+def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple,
+               scheduler: str | None = None, progress=None) -> list:
     """Every solver on the data set ``data`` over ``k`` label draws seeded by the data's seed
-    (``ui.comparison.compare_solvers``)."""
+    (``ui.comparison.compare_solvers``), on the Dask cluster at ``scheduler`` if given."""
     from ui.comparison import compare_solvers
 
     X, y_true, _ = build_dataset(*data)
     return compare_solvers(X, y_true, solvers, k=k, n_per_class=n_per_class,
-                           random_state=data[3], progress=progress)
+                           random_state=data[3], progress=progress, scheduler=scheduler)

@@ -286,13 +286,14 @@ COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
 COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
 COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
 COMPARE_RUN = "compare_run"        # Compare page: the run button
-COMPARE_RESULTS = "compare_results"  # Compare page: {"key": description, "rows": [...]}
+COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
+COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
     DA_LOSS: "hinge", DA_LAM: 1e-3, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
-    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None,
+    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
 }
 
 

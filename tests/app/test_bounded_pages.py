@@ -65,3 +65,30 @@ def test_teaching_computations_run_in_a_solver_process(app, monkeypatch):
     at.switch_page("pages/annealing.py").run()
     assert not at.exception and not at.error
     assert started == ["call_work", "call_work"]  # the annealing run, the fixed temperatures
+
+
+def test_the_compare_page_runs_its_sweep_on_a_dask_cluster(app, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    # tcp, not the in-process transport: the sweep connects from a solver process
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        monkeypatch.setenv("S3VM_DASK_SCHEDULER", cluster.scheduler_address)
+        at = app.run()
+        at.session_state[state.N_SAMPLES] = 100
+        at.switch_page("pages/compare.py").run()
+        assert cluster.scheduler_address in at.sidebar.caption[-1].value
+        at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM"])
+        at.number_input(key=state.COMPARE_DRAWS).set_value(2)
+        at.button[0].click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        on_cluster = at.session_state[state.COMPARE_RESULTS]["rows"]
+        assert len(on_cluster) == 2 * 2
+        # the tasks ran on the cluster's worker, not in the page's process
+        (worker,) = cluster.workers.values()
+        assert worker.state.executed_count >= len(on_cluster)
+        at.sidebar.toggle(key=state.COMPARE_ON_CLUSTER).set_value(False).run()
+        at.button[0].click().run()
+        here = at.session_state[state.COMPARE_RESULTS]["rows"]
+    errors = [(r["solver"], r["draw"], r["unlabeled_error"]) for r in on_cluster]
+    assert errors == [(r["solver"], r["draw"], r["unlabeled_error"]) for r in here]
