@@ -20,7 +20,7 @@ from ui.caching import (
 )
 from ui.comparison import unlabeled_error
 from ui.figures import running_figure, soft_labels_figure
-from ui.jobs import STOPPED
+from ui.jobs import OUT_OF_TIME, STOPPED
 from ui.player import film
 from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
 
@@ -78,6 +78,8 @@ except ValueError as error:
     for place in [*preview, controls]:
         place.empty()
     st.error(f"{error}")
+    if job.status in (STOPPED, OUT_OF_TIME):
+        again_button(this_run)
     st.stop()
 controls.empty()
 if not run.complete:

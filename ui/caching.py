@@ -217,8 +217,8 @@ def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
     if job.error is not None:
         raise ValueError(job.error)
     if job.result is None:
-        raise ValueError("The run was stopped before the solver reached its first state; "
-                         "press Run again.")
+        raise ValueError("The run ended before the solver reached its first state: there is "
+                         "no path to show. Press Run again, with a longer time budget.")
     return job.result
 
 

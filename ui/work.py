@@ -129,11 +129,12 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     if failure and solved.is_set():
         raise failure[0]
     recorded = states[:sent]
+    if not recorded:
+        return  # stopped before the first state: nothing to hand over
     frames = pick_frames(recorded)
     shown = [recorded[i] for i in frames]
-    points = (np.stack([s.train_decision for s in shown]).astype(np.float32) if shown
-              else np.empty((0, len(labels)), np.float32))
-    grids = grid_decisions(grid, shown) if grid is not None and shown else None
+    points = np.stack([s.train_decision for s in shown]).astype(np.float32)
+    grids = grid_decisions(grid, shown) if grid is not None else None
     pipe.send(("frames", frames, grids, points, seconds))
 
 

@@ -3,6 +3,7 @@ CPU, and a second visitor with the same link follows the same run."""
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 from urllib.parse import quote, urlparse
@@ -71,7 +72,9 @@ def wait_for(condition, timeout: float, message: str):
 
 
 def running(page):
-    page.get_by_text("time budget ·").wait_for(timeout=90_000)
+    """Until the run has recorded a state (its status line counts them)."""
+    page.get_by_text(re.compile(r"time budget · [1-9]\d* states? so far")).wait_for(
+        timeout=90_000)
 
 
 def stop_button(page):
@@ -86,8 +89,10 @@ def test_stop_ends_the_run_and_shows_the_path_so_far(server, page):
     assert all(os.getpriority(os.PRIO_PROCESS, pid) > 0 for pid in children)
     stop_button(page).click()
     page.get_by_text("It was stopped").wait_for(timeout=30_000)
-    film_player(page)
-    screenshot(page, "stopped_run")
+    try:
+        film_player(page)
+    finally:
+        screenshot(page, "stopped_run")
     wait_for(lambda: not solver_processes(server), 5, "the stopped run still computes")
     assert page.get_by_role("button", name="Run again").count() == 1
 

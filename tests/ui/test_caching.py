@@ -180,3 +180,13 @@ def test_an_abandoned_run_starts_anew_when_asked_for_again(monkeypatch):
 def test_a_long_run_is_announced_before_it_starts():
     assert caching.expected_seconds("DeterministicAnnealingS3VM", 2000) > caching.LONG_RUN
     assert caching.expected_seconds("LapSVM", 200) < 0.1
+
+
+def test_a_run_stopped_before_its_first_state_says_so():
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    job = caching.start_run(data, labels, solver, params)
+    job.stop()  # at once: the solver has not produced a state yet
+    with pytest.raises(ValueError, match="before the solver reached its first state"):
+        caching.follow_run(job)
+    assert job.status == jobs.STOPPED
