@@ -77,7 +77,7 @@ SOLVERS = [
      "2011, §5", [WATCH, "Compare solvers"]),
 ]
 
-start_page()
+start_page(uses_data=False)
 st.title("About the solvers")
 st.markdown(
     "Semi-supervised SVMs use unlabeled points to place the boundary in a low-density gap "

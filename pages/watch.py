@@ -11,7 +11,13 @@ from ui.caching import current_data, run_solver
 from ui.comparison import unlabeled_error
 from ui.figures import running_figure, soft_labels_figure
 from ui.player import film
-from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
+from ui.widgets import (
+    SOLVERS,
+    parameter_form,
+    require_both_classes,
+    require_valid_parameters,
+    start_page,
+)
 
 start_page()
 st.title("Watch a solver")
@@ -27,6 +33,7 @@ with form_column, st.form(state.PARAMETER_FORM, border=False):
     params = parameter_form(solver)
     st.form_submit_button("Run", type="primary")
 
+require_valid_parameters(solver, params)
 require_both_classes(labels, "any solver")
 
 data = state.data_description()

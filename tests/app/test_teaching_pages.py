@@ -175,6 +175,15 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert "settings changed" in at.warning[0].value
 
 
+def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
+    at = open_page(app, COMPARE)
+    at.number_input(key=state.COMPARE_DRAWS).set_value(0)
+    at.button[0].click().run()
+    assert not at.exception
+    assert "k (label draws) = 0 is outside the allowed range 1 to 50" in at.error[0].value
+    assert state.COMPARE_RESULTS not in at.session_state
+
+
 def test_about_page_names_each_paper(app):
     at = open_page(app, ABOUT)
     assert len(at.subheader) == 10
