@@ -66,6 +66,19 @@ def test_high_dimensional_data_set_is_shown_projected(app):
     assert "principal components" in spec["layout"]["title"]["text"]
 
 
+def test_a_first_visit_to_watch_opens_on_an_s3vm(app):
+    # Issue 20: the supervised SVM has nothing to show in its objective and stage charts. The
+    # default is DA, whose paper (Table 2) runs two moons, the default data, with one label
+    # per class, the default labels.
+    at = app.run()
+    at.switch_page(WATCH).run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key=state.SOLVER).value == "DeterministicAnnealingS3VM"
+    played = film(at)
+    assert played["titles"][0].startswith("T = 10 ")  # Table 1: T0 = 10
+    assert len(played["states"]) > 10
+
+
 def test_watch_page_plays_the_baseline(app):
     at = open_watch(app.run())
     assert not at.exception and not at.error
