@@ -11,7 +11,8 @@ from ui.widgets import Param, number_box, start_page
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
-BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
+#: What a click gives, in the order of the counters beside (class 0, class 1, unlabeled).
+BRUSHES = {0: "◆ class 0 (vermillion)", 1: "■ class 1 (blue)", UNLABELED: "○ unlabel"}
 #: What a click on empty space adds: (true class, labeled), or nothing.
 ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
              (0, True): "◆ a labeled point of class 0", (1, False): "an unlabeled point of class 1",

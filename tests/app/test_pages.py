@@ -279,6 +279,16 @@ def test_noise_and_size_regenerate_the_data(app):
     assert len(at.session_state[state.LABELS]) == 120
 
 
+def test_the_class_radio_lists_the_classes_in_the_order_of_the_counters(app):
+    at = app.run()
+    brush = at.radio(key=state.BRUSH)
+    counters = [m.label for m in at.metric]
+    assert counters == ["class 0 labeled", "class 1 labeled", "unlabeled"]
+    assert [option.split()[1:3] for option in brush.options] == [
+        ["class", "0"], ["class", "1"], ["unlabel"]]
+    assert brush.value == 1  # a click labels class 1, as before
+
+
 def run_with(at, solver, name, value):
     at.number_input(key=state.solver_param_key(solver, name)).set_value(value)
     return next(b for b in at.button if b.label == "Run").click().run()
