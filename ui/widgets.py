@@ -316,11 +316,31 @@ _routed = False
 
 
 def route() -> None:
-    """The router (``app.py``): page configuration, then the page the address names."""
+    """The router (``app.py``): page configuration, then the page the address names (or the
+    first page, saying so, when the address names no page)."""
     global _routed
     _routed = True
     st.set_page_config(**PAGE_CONFIG)
-    st.navigation(app_pages()).run()
+    page = st.navigation(app_pages())
+    if missing := _unknown_page():
+        path = missing if len(missing) <= 60 else f"{missing[:59]}…"
+        st.warning(f"This app has no page “/{path}”: here is its first page, {page.title}. "
+                   "The sidebar lists every page.")
+    page.run()
+
+
+def _unknown_page() -> str | None:
+    """The page name of the address when it names no page of the router (Streamlit then runs
+    the first page), else None. Only the first run of a session asks by name: later ones ask
+    for a page by its hash."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    manager = context.pages_manager if context is not None else None
+    if manager is None or manager.intended_page_script_hash or not manager.intended_page_name:
+        return None
+    known = {info.get("url_pathname") for info in manager.get_pages().values()}
+    return None if manager.intended_page_name in known else manager.intended_page_name
 
 
 def _enter_through_the_router() -> None:

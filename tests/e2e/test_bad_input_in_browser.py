@@ -1,6 +1,5 @@
-"""What only a browser shows: a tampered link opened on another page than the first, and what a
-number box does with a value out of its range (a bounded box turned red and kept sending its
-previous value)."""
+"""What only a browser shows: an address that names no page, and what a number box does with a
+value out of its range (a bounded box turned red and kept sending its previous value)."""
 
 import json
 from urllib.parse import quote
@@ -18,6 +17,14 @@ def alert_with(page, text: str, timeout: float = 60.0) -> str:
     alert = page.locator(ALERTS, has_text=text).first
     alert.wait_for(timeout=timeout * 1000)
     return alert.inner_text()
+
+
+def test_an_address_that_names_no_page_says_so_on_the_first_page(server, page):
+    page.goto(f"{server}/nosuchpage")
+    page.get_by_role("heading", name="Data & labels").wait_for(timeout=60_000)
+    said = alert_with(page, "no page")
+    screenshot(page, "unknown-page")
+    assert "This app has no page “/nosuchpage”: here is its first page, Data & labels." in said
 
 
 def test_a_tampered_link_on_watch_is_said_there(server, page):
