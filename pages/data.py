@@ -35,8 +35,8 @@ def on_select() -> None:
         state.add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
 
 
-K_PER_CLASS = Param("k", "k labels per class", 1, "How many points of each class the button "
-                    "labels, drawn at random.", low=1, high=50, integer=True)
+#: No help text: a "Help for k labels per class" button would share the box's accessible name.
+K_PER_CLASS = Param("k", "k labels per class", 1, "", low=1, high=50, integer=True)
 
 
 def pick_random(y_true) -> None:

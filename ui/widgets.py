@@ -221,7 +221,7 @@ def number_box(container, param: Param, key: str, **options):
     allowed = ("" if param.low is None or param.high is None
                else f" Allowed: {shown(param.low)} to {shown(param.high)}.")
     return container.number_input(
-        param.label, key=key, help=param.help + allowed,
+        param.label, key=key, help=param.help + allowed if param.help else None,
         placeholder=param.placeholder or None, **{**kind, **initial, **options})
 
 
@@ -364,8 +364,8 @@ def _enter_through_the_router() -> None:
 #: The sidebar's number settings; a shared link is held to the same (``ui.state``).
 N_POINTS = Param("n", "n (points)", None, "Number of points. Kernel solvers cost O(n²) memory.",
                  low=10, high=keys.MAX_POINTS, integer=True)
-SEED = Param("seed", "seed", 0, "The random draw of the points (Regenerate takes the next).",
-             low=0, high=2**31 - 1, integer=True)
+#: No help text: a "Help for seed" button would share the box's accessible name.
+SEED = Param("seed", "seed", 0, "", low=0, high=2**31 - 1, integer=True)
 
 
 def noise_param(spec) -> Param:
