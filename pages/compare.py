@@ -8,7 +8,12 @@ from ui import lessons, state
 from ui.caching import computed, current_data, forget_job, lesson_key
 from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
-from ui.widgets import SOLVERS, start_page
+from ui.widgets import SOLVERS, Param, number_box, problems, start_page
+
+DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
+              integer=True)
+PER_CLASS = Param("per_class", "labels per class in each draw", 1, "The DA paper's Table 2 "
+                  "labels one point per class.", low=1, high=20, integer=True)
 
 start_page()
 st.title("Compare solvers")
@@ -30,10 +35,8 @@ state.keep_teaching_widgets(state.COMPARE_DRAWS, state.COMPARE_PER_CLASS, state.
 
 with st.form(state.COMPARE_FORM, border=False):
     first, second = st.columns(2)
-    first.number_input("k (label draws)", min_value=1, max_value=50, step=1,
-                       key=state.COMPARE_DRAWS, help="The DA paper's Table 2 uses 10.")
-    second.number_input("labels per class in each draw", min_value=1, max_value=20, step=1,
-                        key=state.COMPARE_PER_CLASS)
+    number_box(first, DRAWS, state.COMPARE_DRAWS)
+    number_box(second, PER_CLASS, state.COMPARE_PER_CLASS)
     st.multiselect("solvers (the supervised SVM baseline always runs)", choices,
                    key=state.COMPARE_SOLVERS, format_func=titles.get)
     submitted = st.form_submit_button("Run the comparison", type="primary")
@@ -49,10 +52,14 @@ if cluster is not None:
     st.sidebar.caption(f"Dask scheduler: `{cluster}`")
 scheduler = cluster if st.session_state.get(state.COMPARE_ON_CLUSTER) else None
 
-description = (state.data_description(), int(st.session_state[state.COMPARE_DRAWS]),
-               int(st.session_state[state.COMPARE_PER_CLASS]),
+description = (state.data_description(), st.session_state[state.COMPARE_DRAWS],
+               st.session_state[state.COMPARE_PER_CLASS],
                tuple(st.session_state[state.COMPARE_SOLVERS]))
 stored = st.session_state.get(state.COMPARE_RESULTS)
+if submitted and (found := problems([(DRAWS, description[1]), (PER_CLASS, description[2])])):
+    st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run the comparison** "
+             "again.")
+    st.stop()
 if submitted:
     forget_job(lesson_key(lessons.comparison, (*description, scheduler)))  # run it again
     st.session_state[state.COMPARE_RESULTS] = {"key": description, "scheduler": scheduler,

@@ -93,30 +93,31 @@ st.caption(
     "t = 0 (log scale). They fall smoothly for hundreds of iterations and say nothing about "
     "when the *classifier* stops changing. Right: the checks of §4.1 — the stability τ "
     "(fraction of unlabeled decisions changed since the last check) and the validation error "
-    "— beside the true unlabeled error (dashed). Each dotted vertical line is one rule's "
-    "first 'stop'; a rule with no line never fired within the run."
+    "— beside the true unlabeled error (dashed), up to where they stop changing. Each dotted "
+    "vertical line is one rule's first 'stop'; a rule with no line never fired within the run."
 )
+
+
+
+def table_row(rule: str, stops_at: str, seconds: float | None, error: float | None) -> dict:
+    """A row of the table; a rule that never fired has no time and no error there ("—")."""
+    return {"stopping rule": rule, "stops at iteration": stops_at,
+            "time (s)": "—" if seconds is None else f"{seconds:.4f}",
+            "unlabeled error there (%)": "—" if error is None else f"{100 * error:.1f}",
+            "error of the optimum (%)": f"{100 * optimum_error:.1f}"}
+
 
 position = {s.iteration: k for k, s in enumerate(states)}
 rows = []
 for name, at in stops.items():
     k = position.get(at) if at is not None else None
-    rows.append({
-        "stopping rule": CRITERION_TITLES.get(name, name),
-        "stops at iteration": "never" if k is None else str(at),
-        "time (s)": None if k is None else round(times[k], 4),
-        "unlabeled error there (%)": None if k is None else round(100 * errors[k], 1),
-        "error of the optimum (%)": round(100 * optimum_error, 1),
-    })
-rows.append({"stopping rule": f"PCG to the end ({run['stopped_by']})",
-             "stops at iteration": str(int(iterations[-1])), "time (s)": round(times[-1], 4),
-             "unlabeled error there (%)": round(100 * errors[-1], 1),
-             "error of the optimum (%)": round(100 * optimum_error, 1)})
-rows.append({"stopping rule": "Newton's method (§3.1)",
-             "stops at iteration": f"{run['newton_steps']} Newton steps",
-             "time (s)": round(run["newton_seconds"], 4),
-             "unlabeled error there (%)": round(100 * optimum_error, 1),
-             "error of the optimum (%)": round(100 * optimum_error, 1)})
+    rows.append(table_row(CRITERION_TITLES.get(name, name), "never" if k is None else str(at),
+                          None if k is None else times[k], None if k is None else errors[k]))
+rows.append(table_row(f"PCG to the end ({run['stopped_by']})", str(int(iterations[-1])),
+                      times[-1], errors[-1]))
+steps = run["newton_steps"]
+rows.append(table_row("Newton's method (§3.1)", f"{steps} Newton step{'' if steps == 1 else 's'}",
+                      run["newton_seconds"], optimum_error))
 st.dataframe(rows, hide_index=True, width="stretch")
 st.caption(
     f"Thresholds: τ < 1.5 % for stability (Algorithm 2), one more validation point right per "

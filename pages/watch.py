@@ -22,7 +22,15 @@ from ui.comparison import unlabeled_error
 from ui.figures import running_figure, soft_labels_figure
 from ui.jobs import OUT_OF_TIME, STOPPED
 from ui.player import film
-from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
+from ui.widgets import (
+    BUDGET,
+    SOLVERS,
+    number_box,
+    parameter_form,
+    require_both_classes,
+    require_valid_parameters,
+    start_page,
+)
 
 start_page()
 st.title("Watch a solver")
@@ -38,11 +46,9 @@ with form_column, st.form(state.PARAMETER_FORM, border=False):
     params = parameter_form(solver)
     run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
     run_column.form_submit_button("Run", type="primary")
-    budget_column.number_input(
-        "time budget (s)", min_value=state.MIN_BUDGET, max_value=state.MAX_BUDGET, step=5,
-        key=state.RUN_BUDGET,
-        help="A run ends after this much solver time and shows the path so far.")
+    number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
 
+require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver")
 
 data = state.data_description()
