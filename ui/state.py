@@ -43,6 +43,7 @@ CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
+SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
@@ -72,6 +73,7 @@ MIN_BUDGET, MAX_BUDGET = 5, 600
 def init() -> None:
     """Fill missing keys with defaults, read a shared scenario once, keep widget values."""
     state = st.session_state
+    state[SCRIPT_RUNS] = state.get(SCRIPT_RUNS, 0) + 1
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
     if not state.get(SCENARIO_LOADED):
@@ -91,6 +93,11 @@ def init() -> None:
         state[key] = state[key]
     for key in [k for k in state if isinstance(k, str) and k.startswith(PARAMS_PREFIX)]:
         state[key] = state[key]
+
+
+def fresh_page() -> bool:
+    """Whether this is the session's first page run (the browser has just opened the app)."""
+    return st.session_state.get(SCRIPT_RUNS, 0) <= 1
 
 
 def generated_description() -> tuple[str, int, float, int]:
