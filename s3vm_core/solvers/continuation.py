@@ -152,9 +152,13 @@ def smoothed_objective_along_line(model, coef, direction=None, ts=None, gamma: f
             f"direction has shape {d.shape} but the model has {w.size} coordinates; give one "
             "value per coordinate of features()."
         )
-    if gamma < 0:
-        raise ValueError(f"gamma is a smoothing variance and must be >= 0, got {gamma}.")
+    if not (isinstance(gamma, Real) and 0 <= gamma < np.inf):
+        raise ValueError(f"gamma is a smoothing variance and must be a finite number >= 0, got "
+                         f"{gamma!r}.")
     ts = np.linspace(-3.0, 3.0, 201) if ts is None else np.asarray(ts, dtype=float).ravel()
+    if not (np.all(np.abs(ts) <= 1e100) and np.all(np.abs(d) <= 1e100)):
+        raise ValueError("ts and direction must hold finite numbers of at most 1e100 (the "
+                         "objective squares them).")
     Z, y = pm.Z, model._y
     norms = model._norms
     scale = math.sqrt(gamma) * norms

@@ -37,7 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import check_n_neighbors, graph_laplacian, knn_adjacency
 from s3vm_core.losses import squared_hinge_line_search
-from s3vm_core.problem import check_finite
+from s3vm_core.problem import check_finite, check_scale
 from s3vm_core.stopping import CRITERIA, Progress, make_all_criteria, make_criterion
 from s3vm_core.trace import SolverState
 
@@ -309,6 +309,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
             return
         X_val = check_array(X_val, dtype=np.float64)
         check_finite(X_val, "X_val")
+        check_scale(X_val, "X_val", training=False)
         y_val = np.asarray(y_val)
         if X_val.shape[1] != n_features:
             raise ValueError(

@@ -49,6 +49,10 @@ MAX_MEMORY = 500
 #: beyond 1e4 lam' they leave the range of ``lam_u``.
 MAX_ALPHA = 1e4
 
+#: Longest ``alphas`` sequence: the paper's has three values (§4.1.3), and every value is one
+#: more L-BFGS run of up to ``max_iter`` iterations.
+MAX_STAGES = 100
+
 # -- the three hypothesis spaces (§3.3) -----------------------------------------------------
 
 
@@ -203,8 +207,8 @@ class QNS3VM(S3VMClassifier):
         pairwise distance (LDS paper §2.3.2 with c = 2 classes).
     degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
     alphas : sequence of float, default=(0.01, 0.1, 1.0)
-        The annealing sequence of Algorithm 1, strictly increasing in (0, 1e4]; the default is
-        the paper's (§4.1.3).
+        The annealing sequence of Algorithm 1, at most 100 values strictly increasing in
+        (0, 1e4] (each is one more L-BFGS run); the default is the paper's (§4.1.3).
     n_landmarks : int or None, default=None
         ``r`` of the subset of regressors method, eq. (9)-(10): the expansion uses ``r``
         training points drawn uniformly at random ("randomly selected basis vectors", §4.2.4),
@@ -380,12 +384,13 @@ def _check_alphas(alphas) -> list[float]:
         values = np.asarray(alphas, dtype=float).ravel()
     except (TypeError, ValueError):
         values = np.array([math.nan])
-    if (values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0)
-            or np.any(values > MAX_ALPHA) or np.any(np.diff(values) <= 0)):
+    if (values.size == 0 or values.size > MAX_STAGES or not np.all(np.isfinite(values))
+            or np.any(values <= 0) or np.any(values > MAX_ALPHA) or np.any(np.diff(values) <= 0)):
         raise ValueError(
-            f"alphas={_short_repr(alphas)} is not a valid annealing sequence: give one or more "
-            f"positive, strictly increasing numbers up to {MAX_ALPHA:g}, e.g. (0.01, 0.1, 1.0) "
-            "(Algorithm 1 of the QN-S3VM paper)."
+            f"alphas={_short_repr(alphas)} is not a valid annealing sequence: give 1 to "
+            f"{MAX_STAGES} positive, strictly increasing numbers up to {MAX_ALPHA:g}, e.g. "
+            "(0.01, 0.1, 1.0) (Algorithm 1 of the QN-S3VM paper; each value is one more L-BFGS "
+            "run)."
         )
     return values.tolist()
 

@@ -105,6 +105,11 @@ def test_parameters_whose_cost_explodes_are_refused_with_the_reason(small, model
     assert reason in str(error.value)
 
 
+def test_an_alpha_sequence_of_a_million_stages_is_refused(small):
+    with pytest.raises(ValueError, match=r"give 1 to 100 positive.*one more L-BFGS run"):
+        QNS3VM(alphas=np.linspace(0.01, 1.0, 10**6)).fit(*small)
+
+
 def test_a_temperature_schedule_below_floating_point_is_refused(small):
     with pytest.raises(ValueError, match=r"max_stages.*1e-250"):
         DeterministicAnnealingS3VM(R=1e10, max_stages=60).fit(*small)

@@ -228,3 +228,21 @@ def test_two_to_the_63_is_refused_in_a_sentence(small, cls, name):
     with pytest.raises(ValueError, match=rf"The '{name}' parameter of {cls.__name__} must be an "
                                          "int in the range"):
         cls(**{name: 2**63}).fit(*small)
+
+
+def test_a_validation_set_beyond_floating_point_is_refused(small):
+    X, labels = small
+    with pytest.raises(ValueError, match=r"X_val has values as large as 2\.\d+e\+160"):
+        LapSVM(solver="pcg", stopping="validation").fit(X, labels, X_val=X * 1e160,
+                                                         y_val=np.r_[[0, 1] * 20])
+
+
+def test_the_landscape_slice_refuses_an_infinite_smoothing(small):
+    model = s3vm_core.ContinuationS3VM().fit(*small)
+    for gamma in (np.inf, np.nan, -1.0):
+        with pytest.raises(ValueError, match="gamma is a smoothing variance"):
+            s3vm_core.smoothed_objective_along_line(model, model.coef_, gamma=gamma)
+    with pytest.raises(ValueError, match="ts and direction must hold finite numbers"):
+        s3vm_core.smoothed_objective_along_line(model, model.coef_, ts=[0.0, 1e300])
+    _, values = s3vm_core.smoothed_objective_along_line(model, model.coef_, gamma=1e-3)
+    assert np.all(np.isfinite(values))
