@@ -39,7 +39,10 @@ def _knn_edges(X, n_neighbors: int):
     check_n_neighbors(n_neighbors, X.shape[0])
     pattern = kneighbors_graph(X, n_neighbors, mode="connectivity", include_self=False)
     rows, cols = pattern.maximum(pattern.T).nonzero()
-    return rows, cols, np.linalg.norm(X[rows] - X[cols], axis=1)
+    differences = X[rows] - X[cols]
+    if sp.issparse(differences):
+        return rows, cols, np.sqrt(np.asarray(differences.power(2).sum(axis=1)).ravel())
+    return rows, cols, np.linalg.norm(differences, axis=1)
 
 
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
