@@ -300,9 +300,11 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         Annealing rate, ``T <- T / R`` (Table 1). ``T0``, ``R`` and ``max_stages`` must keep the
         last temperature ``T0 / R^(max_stages - 1)`` above 1e-250, where ``(nu - g) / T`` in
         eq. (8) still fits in floating point.
-    eps : float, default=1e-6
+    eps : float >= 1e-10, default=1e-6
         Threshold of both loops of Table 1: KL divergence between consecutive p (inner) and
         entropy of p (outer). Entropy and KL are totals over the unlabeled points, in nats.
+        Below 1e-10 they are within the f-step's tolerance and round-off: on two moons
+        (n = 200) eps = 1e-12 already ends temperatures at ``max_iter`` instead of KL < eps.
         When ``r u`` is not an integer the balance forces one point to keep a fractional
         probability, so the outer loop stops when ``S(p)`` is within ``eps`` of that point's
         least entropy ``h(frac(r u))`` (``h`` the binary entropy).
@@ -349,7 +351,10 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         "T0": [Bounded(Real, 0, 1e6, closed="right",
                        why="Table 1 starts at 10; above 1e6 the entropy term swamps every loss")],
         "R": [Interval(Real, 1, np.inf, closed="neither")],
-        "eps": [Interval(Real, 0, np.inf, closed="neither")],
+        "eps": [Bounded(Real, 1e-10, np.inf, closed="left",
+                        why="Table 1 uses 1e-6; below 1e-10 KL and entropy are within the "
+                            "f-step's tolerance and round-off, and the loops only run into "
+                            "max_iter")],
         "max_iter": [iteration_limit(100)],
         "max_stages": [iteration_limit(60)],
     }

@@ -96,11 +96,12 @@ def test_libsvm_on_the_papers_parameters_stays_below_its_cap(app_default_data):
         (GradientTSVM(max_iter=10**6), "hang"),
         (DeterministicAnnealingS3VM(max_stages=2**63), "hang"),
         (LapSVM(max_iter=10**9), "hang"),
+        (DeterministicAnnealingS3VM(eps=1e-300), "only run into max_iter"),
     ],
     ids=lambda v: type(v).__name__ if not isinstance(v, str) else v,
 )
 def test_parameters_whose_cost_explodes_are_refused_with_the_reason(small, model, reason):
-    with pytest.raises(ValueError, match="must be an int in the range") as error:
+    with pytest.raises(ValueError, match="must be an? (int|float) in the range") as error:
         model.fit(*small)
     assert reason in str(error.value)
 
