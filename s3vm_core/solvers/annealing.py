@@ -280,8 +280,10 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     loss : {"hinge", "squared_hinge", "squared"}, default="hinge"
         ``V`` of §3.1: ``max(0, 1-t)`` (DA(l1), the paper's best on Table 2),
         ``max(0, 1-t)^2/2`` (DA(l2)), or ``(1-t)^2/2`` (DA(sqr), regularized least squares).
-        f-steps: hinge, a weighted SVM solved by LIBSVM (scikit-learn's ``SVC``, precomputed
-        kernel, ``sample_weight``), unlabeled points appearing twice; squared hinge, primal
+        f-steps: hinge, a weighted SVM whose unlabeled points appear twice, solved in the dual
+        by an active set warm-started at the previous alternation's (``weighted_hinge``; the
+        paper's "seeding", §3.1), and by LIBSVM (scikit-learn's ``SVC``, precomputed kernel,
+        ``sample_weight``) on the copies where it does not settle; squared hinge, primal
         finite Newton with exact line search (Keerthi & DeCoste 2005), warm-started;
         squared, the closed form (7) ``alpha = (G + lam C)^{-1} Y`` with ``G + lam C``
         Cholesky-factorized once per fit.
