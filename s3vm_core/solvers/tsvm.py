@@ -33,6 +33,7 @@ from s3vm_core.kernels import (
     default_sample,
     gaussian,
     quantile_sigma,
+    select_landmarks,
 )
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
@@ -40,6 +41,8 @@ from s3vm_core.solvers.svm import fit_libsvm, svm_states, warn_libsvm_cap
 from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
 from s3vm_core.trace import SolverState
 
+#: Seed of the landmark points of ``GradientTSVM(n_components=p)``: a fit is reproducible.
+LANDMARK_SEED = 0
 #: Width of the unlabeled loss ``L*(t) = exp(-3 t^2)`` of eq. (4); fixed by the paper.
 S_UNLABELED = 3.0
 
@@ -94,7 +97,10 @@ class GradientTSVM(S3VMClassifier):
         RBF width; ``None`` is the median pairwise distance (LDS paper §2.3.2, c = 2).
     degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
     n_components : int or None, default=None
-        Keep only the leading kernel principal components (all by default).
+        Keep only the leading ``p`` kernel principal components (all by default). As in the
+        cS3VM paper §5.2 (and ``ContinuationS3VM``), they come from the kernel PCA of ``p``
+        training points drawn at random (seeded: the same points at every fit), O(p^3 + p^2 n)
+        instead of the O(n^3) eigendecomposition of the whole kernel matrix.
     max_iter : int, default=500
         L-BFGS iterations per C* stage (at most ``base.ITERATION_LIMIT``).
     tol : float, default=1e-6
@@ -146,9 +152,12 @@ class GradientTSVM(S3VMClassifier):
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        n, landmarks = len(X), None
+        if self.n_components is not None and self.n_components < n and self.kernel != "linear":
+            landmarks = select_landmarks(n, self.n_components, LANDMARK_SEED)
         self.map_ = PrimalMap.fit(X, problem, kernel=self.kernel, sigma_=self.sigma_,
                                   degree=self.degree, coef0=self.coef0,
-                                  n_components=self.n_components)
+                                  n_components=self.n_components, landmarks=landmarks)
 
     def _features(self, X):
         return self.map_.transform(X)
@@ -235,6 +244,10 @@ class LDS(GradientTSVM):
     n_neighbors : int or None, default=None
         ``None``: the fully connected graph of Algorithm 1 (``k = n + m``). An integer builds
         the symmetric k-NN graph of §2.1 instead (faster shortest paths, may disconnect).
+    max_components : int or None, default=None
+        ``None``: the full eigendecomposition of Algorithm 1, step 5. An integer computes only
+        that many leading MDS components by a truncated eigensolver (the scalable form, see
+        ``s3vm_core.graph.classical_mds``); threshold (6) then chooses among them.
     max_iter, tol : as for ``GradientTSVM`` (per C* stage).
 
     Attributes
@@ -255,14 +268,16 @@ class LDS(GradientTSVM):
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
+        "max_components": [Interval(Integral, 1, None, closed="left"), None],
         "C_star": [cost("C*"), None],
         "max_iter": [iteration_limit(500)],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, C=None, rho=1.0, delta=0.1, C_star=None, n_neighbors=None, max_iter=500,
-                 tol=1e-6):
+    def __init__(self, C=None, rho=1.0, delta=0.1, C_star=None, n_neighbors=None,
+                 max_components=None, max_iter=500, tol=1e-6):
         self.C = C
+        self.max_components = max_components
         self.rho = rho
         self.delta = delta
         self.C_star = C_star
@@ -274,7 +289,7 @@ class LDS(GradientTSVM):
         X = problem.X
         self.X_fit_ = X
         self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
-        self.mds_ = classical_mds(self.path_distances_**2, self.delta)
+        self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
         if self.C is None:
@@ -360,8 +375,8 @@ class GraphKernelSVM(S3VMClassifier):
 
     def _features(self, X):
         P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
-                                      n_neighbors=self.n_neighbors)
-        return self._graph_kernel(P_new[:, self._labeled])
+                                      n_neighbors=self.n_neighbors, columns=self._labeled)
+        return self._graph_kernel(P_new)
 
     def _iterate(self, problem):
         return svm_states(self._K_train, problem, self.C_)

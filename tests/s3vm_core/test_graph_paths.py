@@ -143,3 +143,38 @@ def test_out_of_sample_is_close_to_refitting_with_the_point(moons):
     exact = rho_path_distances(np.vstack([X, new]), 4.0)[len(X):, :len(X)]
     assert np.all(approx >= exact - 1e-9)
     assert np.max(approx - exact) < 0.05 * exact.max()
+
+
+@pytest.mark.parametrize("rho", [0.5, 4.0])
+def test_sparse_graph_paths_are_the_shortest_paths_of_the_softened_edges(moons, rho):
+    # On the k-NN graph the paths come from Dijkstra: the same as Floyd-Warshall on its edges.
+    X, _ = moons
+    graph = kneighbors_graph(X, 8, mode="distance")
+    graph = graph.maximum(graph.T)
+    graph.data = np.expm1(rho * graph.data)
+    expected = np.log1p(shortest_path(graph, method="FW", directed=False)) / rho
+    np.testing.assert_allclose(rho_path_distances(X, rho, n_neighbors=8), expected, atol=1e-10)
+
+
+def test_truncated_mds_keeps_the_leading_components_of_the_full_one(moons):
+    X, _ = moons
+    D2 = rho_path_distances(X, 2.0) ** 2
+    full = classical_mds(D2, 0.1)
+    truncated = classical_mds(D2, 0.1, max_components=10)
+    p = truncated.embedding.shape[1]
+    assert 1 <= p <= full.embedding.shape[1]
+    np.testing.assert_allclose(truncated.eigenvalues, full.eigenvalues[:p], rtol=1e-8)
+    # the same embedding up to each component's sign
+    signs = np.sign(np.sum(truncated.embedding * full.embedding[:, :p], axis=0))
+    np.testing.assert_allclose(truncated.embedding * signs, full.embedding[:, :p], atol=1e-7)
+
+
+def test_out_of_sample_to_some_columns_is_those_columns_of_all(moons):
+    X, _ = moons
+    new = np.random.default_rng(3).uniform(-1.0, 2.0, size=(30, 2))
+    columns = np.array([0, 7, 50])
+    for neighbors in (None, 8):
+        P = rho_path_distances(X, 2.0, n_neighbors=neighbors)
+        every = rho_path_distances_to(new, X, P, 2.0, n_neighbors=neighbors)
+        some = rho_path_distances_to(new, X, P, 2.0, n_neighbors=neighbors, columns=columns)
+        np.testing.assert_allclose(some, every[:, columns], atol=1e-12)
