@@ -15,9 +15,8 @@ index into run.states, "report": a count}``), so that the page can show that sta
 
 from __future__ import annotations
 
-import filecmp
+import atexit
 import math
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -48,34 +47,21 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 FRAME_MS = 50
 
 
-def _copy_if_changed(source: Path, folder: Path) -> None:
-    """Copy ``source`` into ``folder`` unless an identical copy is there. The copy is written
-    under another name and renamed, so two processes starting at once never serve half a
-    file."""
-    target = folder / source.name
-    if target.exists() and filecmp.cmp(source, target, shallow=False):
-        return
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    try:
-        shutil.copyfile(source, partial)
-        os.replace(partial, target)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def _served_folder() -> Path:
-    """The folder Streamlit serves the player from: its page beside plotly.min.js (Streamlit
-    serves a component's files from one folder and refuses links that lead out of it). That is
-    ``FRONTEND`` in a checkout; where the package cannot be written to, a copy of the page in
-    a new temporary folder."""
-    try:
-        _copy_if_changed(PLOTLY_JS, FRONTEND)
-        return FRONTEND
-    except OSError:
-        folder = Path(tempfile.mkdtemp(prefix="s3vm-explorer-player-"))  # this process's own
-        for source in (FRONTEND / "index.html", FRONTEND / "player.js", PLOTLY_JS):
-            _copy_if_changed(source, folder)
-        return folder
+    """A new temporary folder holding the player's page, its script and the installed
+    plotly.min.js, removed when the process ends: the folder Streamlit serves the player from.
+
+    Streamlit serves a component's files from one folder and refuses links that lead out of it
+    (symbolic links included), and the page needs plotly.js beside it. Copying plotly.js into
+    ``FRONTEND`` would write into the app's own source tree while it runs: Streamlit's file
+    watcher then offers to rerun ("File change"), and a read-only install cannot be written at
+    all. (A change to ``player_frontend/`` therefore shows after a restart of the server.)
+    """
+    folder = Path(tempfile.mkdtemp(prefix="s3vm-explorer-player-"))  # this process's own
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    for source in (FRONTEND / "index.html", FRONTEND / "player.js", PLOTLY_JS):
+        shutil.copyfile(source, folder / source.name)
+    return folder
 
 
 _film_player = components.declare_component("film_player", path=str(_served_folder()))

@@ -2,7 +2,7 @@
 
 import filecmp
 import json
-import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -14,6 +14,8 @@ from s3vm_core import ContinuationS3VM, SVMBaseline
 from toy_data import pick_labeled, two_moons
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from ui.player import FRONTEND, PLOTLY_JS, film_args
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -83,27 +85,35 @@ def test_high_dimensional_points_are_coloured_by_their_decision_value():
     assert args["point_colors"][middle] == "rgb(255, 255, 255)"  # f = 0 on DECISION_SCALE
 
 
-def test_the_player_serves_the_installed_plotly_js():
-    served = FRONTEND / PLOTLY_JS.name
-    assert filecmp.cmp(served, PLOTLY_JS, shallow=False)
-    page = (FRONTEND / "index.html").read_text()
+def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_into_it():
+    """Streamlit's watcher reports a file written into the app's folder ("File change —
+    Rerun"), and a read-only install cannot be written: the player's files are copied out."""
+    import ui.player
+
+    stray = FRONTEND / PLOTLY_JS.name  # what the player used to write there
+    stray.unlink(missing_ok=True)
+    before = sorted(p.name for p in FRONTEND.iterdir())
+    folder = ui.player._served_folder()
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == ["index.html", "player.js"]
+    assert Path(tempfile.gettempdir()) in folder.parents
+    assert ROOT not in folder.parents
+    assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
+    page = (folder / "index.html").read_text()
     assert 'src="plotly.min.js"' in page and 'src="player.js"' in page
 
 
-def test_a_package_that_cannot_be_written_serves_a_copy_of_the_player(monkeypatch, tmp_path):
+def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
     import ui.player
 
-    def replace(source, target):
-        if Path(target).parent == FRONTEND:
-            raise PermissionError(f"read-only: {target}")
-        return os_replace(source, target)
-
-    os_replace = os.replace
-    monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(filecmp, "cmp", lambda *args, **kwargs: False)  # as if never copied
-    folder = ui.player._served_folder()
-    assert folder.parent == tmp_path
+    installed = tmp_path / "player_frontend"
+    shutil.copytree(FRONTEND, installed, ignore=shutil.ignore_patterns(PLOTLY_JS.name))
+    installed.chmod(0o555)  # (not enforced for root: the listing below still shows it)
+    monkeypatch.setattr(ui.player, "FRONTEND", installed)
+    try:
+        folder = ui.player._served_folder()
+    finally:
+        installed.chmod(0o755)
     for name in ("index.html", "player.js"):
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
+    assert sorted(p.name for p in installed.iterdir()) == ["index.html", "player.js"]
