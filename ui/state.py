@@ -41,10 +41,17 @@ PICK_RANDOM = "pick_random"  # button: k random labels per class
 CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
+# The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
+SHOWN_RUN = "shown_run"      # the film's run (``ui.player.film_id``): a new one opens at its end
+FILM_SPEED = "film_speed"    # Play's speed, one of FILM_SPEEDS (set by the player)
+FILM_LOOP = "film_loop"      # Play starts over after holding the last frame (set by the player)
+PRESENTATION = "presentation"  # Watch page toggle: the film without the parameter form
+FILM_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
-PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE)
+PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
+              PRESENTATION)
 
 DEFAULTS = {
     DATASET: "two_moons",
@@ -55,6 +62,9 @@ DEFAULTS = {
     K_PER_CLASS: 1,
     SOLVER: "SVMBaseline",
     SHOW_BASELINE: True,
+    FILM_SPEED: 1.0,
+    FILM_LOOP: False,
+    PRESENTATION: False,
 }
 
 #: Largest data set the app draws; kernels of this size stay interactive.
@@ -190,7 +200,9 @@ def scenario() -> dict:
         if isinstance(key, str) and key.startswith(f"{PARAMS_PREFIX}{state[SOLVER]}:")
     }
     described = {"dataset": name, "n": n_samples, "noise": noise, "seed": seed,
-                 "labels": labeled, "solver": state[SOLVER], "params": params}
+                 "labels": labeled, "solver": state[SOLVER], "params": params,
+                 "speed": state[FILM_SPEED], "loop": state[FILM_LOOP],
+                 "presentation": state[PRESENTATION]}
     if points := added_points():
         described["points"] = points
     return described
@@ -221,6 +233,7 @@ def load_scenario(text: str) -> None:
     if not (isinstance(seed, int) and 0 <= seed < 2**31):
         raise ValueError("seed must be a non-negative integer.")
     points = _valid_points(data.get("points", []), name, max_added(n))
+    film = _valid_film(data)
     raw_labels = data.get("labels", {})
     if not isinstance(raw_labels, dict):
         raise ValueError("labels must map point indices to classes 0 or 1.")
@@ -233,12 +246,26 @@ def load_scenario(text: str) -> None:
     state[DATASET], state[N_SAMPLES], state[NOISE], state[SEED] = name, n, float(noise), seed
     state[ADDED], state[ADDED_FOR] = points, generated_description()
     set_labels(values)
+    state.update(film)
     solver = data.get("solver")
     if isinstance(solver, str):
         state[SOLVER] = solver
         for key, value in (data.get("params") or {}).items():
             if isinstance(value, int | float | str | bool):
                 state[solver_param_key(solver, str(key))] = value
+
+
+def _valid_film(data: dict) -> dict:
+    """A scenario's film settings (speed, loop, presentation), checked, as session values."""
+    speed = data.get("speed", DEFAULTS[FILM_SPEED])
+    if isinstance(speed, bool) or speed not in FILM_SPEEDS:
+        raise ValueError(f"speed must be one of {', '.join(f'{s:g}' for s in FILM_SPEEDS)}.")
+    film = {FILM_SPEED: float(speed)}
+    for key, name in ((FILM_LOOP, "loop"), (PRESENTATION, "presentation")):
+        film[key] = data.get(name, DEFAULTS[key])
+        if not isinstance(film[key], bool):
+            raise ValueError(f"{name} must be true or false.")
+    return film
 
 
 def _valid_points(points, name: str, most: int) -> list[list]:

@@ -42,3 +42,9 @@ def film(at) -> dict:
         args["fill"] = args["fill"].view(np.int8).reshape(
             n_frames, args["grid"]["ny"], args["grid"]["nx"])
     return args
+
+
+def shown_numbers(at) -> dict:
+    """The numbers under the film (the player draws them) of the frame the player opens on."""
+    played = film(at)
+    return {n["label"]: n["values"][played["frame"]] for n in played["numbers"]}

@@ -82,7 +82,7 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
     details = page.get_by_role("slider", name="state details").element_handle()
 
     def wait_for_details_of(state_index):
-        page.wait_for_function("([el, v]) => el.value === String(v)",
+        page.wait_for_function("([el, v]) => el.getAttribute('aria-valuetext') === `state ${v}`",
                                arg=[details, state_index], timeout=20_000)
 
     wait_for_details_of(paused[1])
