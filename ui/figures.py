@@ -147,12 +147,15 @@ def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_
     ]
 
 
-def _colored_points(X2, labels, decisions) -> go.Scatter:
-    """Points coloured by their decision value (data with d > 2: no grid to draw)."""
+def _colored_points(X2, labels, decisions, colorbar_x: float) -> go.Scatter:
+    """Points coloured by their decision value (data with d > 2: no grid to draw), with the
+    colour bar at ``colorbar_x`` (paper coordinates)."""
     trace = _points_trace(X2, labels)
     trace.marker.update(color=np.round(decisions, 3), colorscale=DECISION_SCALE,
                         cmin=-DECISION_RANGE, cmax=DECISION_RANGE, showscale=True,
-                        colorbar={"title": "f", "len": 0.5, "x": 0.58})
+                        colorbar={"title": "f", "len": 0.5, "x": colorbar_x, "thickness": 15})
+    # f = 0 is white: an outline keeps the undecided points visible on the white plot
+    trace.marker.line.width = np.maximum(trace.marker.line.width, 0.5)
     return trace
 
 
@@ -223,7 +226,9 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="f = 0 and f = ±1",
                                  line={"width": 2, "color": LEVEL_LINE_COLOR}), row=1, col=1)
     else:
-        fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1]), row=1, col=1)
+        # the colour bar in the gap between the boundary plot and the charts
+        fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1],
+                                      fig.layout.xaxis.domain[1] + 0.005), row=1, col=1)
     fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": "#555555"},
                              showlegend=False, name="objective"), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
@@ -240,8 +245,10 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
                            font={"color": "#777777"})
         fig.update_yaxes(showticklabels=False, row=2, col=2)
     if baseline_decisions is not None and on_grid:
+        # f quantised like the fill (int8): an eighth of the bytes of floats, and the
+        # same line f = 0
         fig.add_trace(go.Contour(
-            x=run.grid_x, y=run.grid_y, z=np.round(baseline_decisions, 3),
+            x=run.grid_x, y=run.grid_y, z=fill_values(baseline_decisions),
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
             showlegend=True, name="supervised SVM", hoverinfo="skip"), row=1, col=1)

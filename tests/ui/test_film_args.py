@@ -4,6 +4,7 @@ import filecmp
 import json
 import shutil
 import tempfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,11 @@ from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from ui.player import FRONTEND, PLOTLY_JS, film_args, film_id
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def frames(data: bytes, dtype) -> np.ndarray:
+    """Per-frame bytes as the player receives them (zlib-compressed), as numbers."""
+    return np.frombuffer(zlib.decompress(data), dtype=dtype)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +39,7 @@ def test_every_frame_carries_the_decision_function_on_the_grid(moons_run):
     n_frames, ny, nx = run.grid_decisions.shape
     assert args["grid"]["nx"] == nx and args["grid"]["ny"] == ny
     assert args["grid"]["x"] == [run.grid_x[0], run.grid_x[-1]]
-    fill = np.frombuffer(args["fill"], dtype=np.int8).reshape(n_frames, ny, nx) / FILL_STEPS
+    fill = frames(args["fill"], np.int8).reshape(n_frames, ny, nx) / FILL_STEPS
     # quantised to 1/FILL_STEPS and saturated beyond the colour scale's ends
     expected = np.clip(run.grid_decisions, -DECISION_RANGE, DECISION_RANGE)
     np.testing.assert_allclose(fill, expected, atol=0.5 / FILL_STEPS + 1e-6)
@@ -55,7 +61,7 @@ def test_unlabeled_points_take_their_predicted_class_and_labels_keep_theirs(moon
     X, labels, run = moons_run
     args = film_args(run, X, labels)
     assert args["point_colors"] == list(CLASS_COLORS)
-    colors = np.frombuffer(args["points"], dtype=np.uint8).reshape(len(run.frames), len(X))
+    colors = frames(args["points"], np.uint8).reshape(len(run.frames), len(X))
     unlabeled = labels == -1
     for frame, decisions in enumerate(run.point_decisions):
         np.testing.assert_array_equal(colors[frame][unlabeled], decisions[unlabeled] > 0)
@@ -78,7 +84,7 @@ def test_high_dimensional_points_are_coloured_by_their_decision_value():
     decisions = run.point_decisions
     args = film_args(run, X2, labels)
     assert args["grid"] is None and args["fill"] == b""
-    index = np.frombuffer(args["points"], dtype=np.uint8).reshape(2, 40).astype(int)
+    index = frames(args["points"], np.uint8).reshape(2, 40).astype(int)
     middle = len(args["point_colors"]) // 2
     np.testing.assert_allclose((index - middle) / FILL_STEPS,
                                np.clip(decisions, -DECISION_RANGE, DECISION_RANGE),

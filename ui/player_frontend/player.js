@@ -37,6 +37,12 @@ function int8(bytes) {
   return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+// The frames' bytes come zlib-compressed (ui/player.py): about a ninth of their size.
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 function lastFrame() {
   return args.states.length - 1;
 }
@@ -223,7 +229,9 @@ function paintMarker(ctx, xaxis, yaxis, xValue, yValue) {
 // -- sizing: the boundary plot at the data's aspect ratio ----------------------------------
 
 const SMALLEST = 320;  // px: the figure's least height
-const ABOVE = 150;     // px: Streamlit's header and the page's row of controls above the film
+// px: what stands above the film on the page (Streamlit's header, the page's controls), as
+// measured, but at most this much: below a tall header the film is scrolled to
+const ABOVE_MOST = 260;
 
 // The figure's height that gives the boundary plot (equal scales on its axes) the whole width
 // of its column, unless the window is too low for it: then the film still fits on one screen
@@ -233,15 +241,17 @@ let boundary = null;  // the boundary plot's share of the figure's width, and th
 function fittedHeight() {
   const { share, margin } = boundary;
   const width = (plot.clientWidth - margin.l - margin.r) * share;
-  let screenHeight;
-  try {
-    screenHeight = window.top.innerHeight;  // the page's window (same origin)
+  let screenHeight = window.screen.availHeight;
+  let above = ABOVE_MOST;
+  try {  // the page's window and this frame's place in it (served from the same origin)
+    screenHeight = window.top.innerHeight;
+    above = window.frameElement.getBoundingClientRect().top + window.top.scrollY;
   } catch (error) {
-    screenHeight = window.screen.availHeight;
+    // another origin: the screen's height and a header of the usual size
   }
   const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
-    byId("numbers").offsetHeight;
-  const highest = Math.max(SMALLEST, screenHeight - ABOVE - chrome);
+    byId("numbers").offsetHeight + 8;
+  const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
   const wanted = width / args.aspect + margin.t + margin.b;
   return Math.round(Math.min(Math.max(wanted, SMALLEST), highest));
 }
@@ -367,11 +377,13 @@ async function render(next) {
   const rebuilt = next.film !== film.id || next.figure !== figureJson;
   if (rebuilt) {
     stop();
+    const [fillBytes, colors] = await Promise.all(
+      [next.grid ? inflate(next.fill) : null, inflate(next.points)]);
     args = next;
     figureJson = next.figure;
     film.id = next.film;
-    fill = next.grid ? int8(next.fill) : null;
-    pointColors = next.points;
+    fill = fillBytes && int8(fillBytes);
+    pointColors = colors;
     scrub.max = String(lastFrame());
     film.frame = Math.min(next.frame, lastFrame());
     makeNumbers();
