@@ -283,6 +283,11 @@ function play() {
     const frameMs = args.frame_ms / film.speed;
     if (film.frame >= lastFrame()) {
       // looping: the result stays on screen for hold_ms, then the film starts over
+      if (!film.loop) {  // the loop was switched off meanwhile
+        stop();
+        report(true);
+        return;
+      }
       if (now - shownAt >= args.hold_ms) {
         show(0);
         shownAt = now;
