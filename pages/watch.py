@@ -6,10 +6,30 @@ import numpy as np
 import streamlit as st
 
 from ui import state
-from ui.caching import current_data, run_solver
+from ui.caching import (
+    FRESH_PAGE_SETTLE,
+    LONG_RUN,
+    again_button,
+    current_data,
+    expected_seconds,
+    follow_run,
+    job_controls,
+    run_key,
+    run_solver,
+    start_run,
+)
 from ui.figures import running_figure, soft_labels_figure, stage_text
+from ui.jobs import OUT_OF_TIME, STOPPED
 from ui.player import film, film_id
-from ui.widgets import SOLVERS, parameter_form, require_both_classes, start_page
+from ui.widgets import (
+    BUDGET,
+    SOLVERS,
+    number_box,
+    parameter_form,
+    require_both_classes,
+    require_valid_parameters,
+    start_page,
+)
 
 start_page()
 X, y_true, X2, labels = current_data()
@@ -39,12 +59,19 @@ with st.container():
     with (form_column.popover("parameters", width="stretch") if presenting else form_column), \
             st.form(state.PARAMETER_FORM, border=False):
         params = parameter_form(solver)
-        st.form_submit_button("Run", type="primary")
+        run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
+        run_column.form_submit_button("Run", type="primary")
+        number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
 
+require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver")
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
+run_params = tuple(sorted(params.items()))
+budget = float(st.session_state[state.RUN_BUDGET])
+job = start_run(data, label_key, solver, run_params, budget)
+this_run = run_key(data, label_key, solver, run_params)
 # The running solver's latest boundary, then the player in its place. The placeholder is made
 # at the first preview only: sent on every rerun, it would blank the player for a moment.
 preview = []
@@ -57,21 +84,38 @@ def show_progress(live) -> None:
                             config={"displaylogo": False})
 
 
+expected = expected_seconds(solver, len(labels))
+long_run = (f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale table "
+            f"of docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop "
+            "ends it at once, keeping the path so far." if expected > LONG_RUN else None)
+controls, show_status = job_controls(job, this_run, note=long_run)
+
 try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
-        run = run_solver(data, label_key, solver, tuple(sorted(params.items())),
-                         preview=show_progress)
-        baseline = run_solver(data, label_key, "SVMBaseline", ()) if show_baseline else None
+        run = follow_run(job, preview=show_progress, status=show_status,
+                         settle=FRESH_PAGE_SETTLE if state.fresh_page() else 0.0)
+        baseline = (run_solver(data, label_key, "SVMBaseline", ()) if show_baseline
+                    else None)
 except ValueError as error:
-    for place in preview:
+    for place in [*preview, controls]:
         place.empty()
     st.error(f"{error}")
+    if job.status in (STOPPED, OUT_OF_TIME):
+        again_button(this_run)
     st.stop()
-
+controls.empty()
+if not run.complete:
+    why = ("It was stopped" if run.ended == STOPPED
+           else f"It reached its time budget of {run.budget:g} s")
+    notice, again = st.columns([5, 1], vertical_alignment="center")
+    notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "
+                   f"({len(run.states)} states), not the solver's answer.")
+    again_button(this_run, again)
 
 n_states = len(run.states)
 frame_states = run.frames.tolist()  # the states the film shows: the details pick among them
-shown_run = film_id((data, label_key, solver, tuple(sorted(params.items()))))
+# a run is its cache key and how it ended: "Run again" after a Stop is a new run
+shown_run = film_id((this_run, run.ended, n_states))
 if (st.session_state.get(state.SHOWN_RUN) != shown_run
         or st.session_state.get(state.FRAME) not in frame_states):
     # a new run opens on its final state (and the player jumps there, even if its figure
@@ -131,5 +175,5 @@ if "p" in shown.extras:
                "point. At high T all p sit near the class balance r (yellow); as T falls they "
                "harden to 0 (vermillion) or 1 (blue). Play the film, or move the state slider, "
                "to watch it.")
-st.caption(f"Run time {run.seconds:.2f} s · {n_states} states recorded, "
+st.caption(f"Run time {run.seconds:.2f} s (the solver's own) · {n_states} states recorded, "
            f"{len(frame_states)} in the film.")

@@ -83,11 +83,15 @@ def test_speed_loop_and_presentation_travel_in_the_share_link(app):
     assert fresh.toggle(key=state.PRESENTATION).value is True
 
 
-def test_a_link_with_an_unknown_speed_is_refused_with_the_allowed_ones(app):
-    app.query_params["scenario"] = json.dumps({"dataset": "two_moons", "speed": 3})
+def test_a_link_with_an_unknown_speed_says_so_and_plays_at_1x(app):
+    app.query_params["scenario"] = json.dumps({"dataset": "two_moons", "speed": 3,
+                                               "loop": "yes"})
     at = app.run()
     assert not at.exception
-    assert "speed must be one of 0.25, 0.5, 1, 2, 4" in at.error[0].value
+    said = " ".join(w.value for w in at.warning)
+    assert "Play's speed must be one of 0.25, 0.5, 1, 2, 4, not 3" in said
+    assert "loop must be true or false" in said
+    assert (at.session_state[state.FILM_SPEED], at.session_state[state.FILM_LOOP]) == (1.0, False)
 
 
 def test_presentation_mode_keeps_the_film_and_puts_the_form_away(app):
@@ -100,5 +104,6 @@ def test_presentation_mode_keeps_the_film_and_puts_the_form_away(app):
     (popover,) = at.get("popover")
     assert popover.proto.popover.label == "parameters"
     # the parameters stay (in the popover) and the film is the same run
-    assert at.number_input(key=state.solver_param_key(at.session_state[state.SOLVER], "C"))
+    solver = at.session_state[state.SOLVER]
+    assert at.number_input(key=state.solver_param_key(solver, SOLVERS[solver].params[0].name))
     assert film(at)["figure"] == before["figure"]
