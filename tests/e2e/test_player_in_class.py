@@ -8,10 +8,9 @@ import time
 from urllib.parse import quote, unquote
 
 import pytest
-from browser_helpers import PLAYER, film_player, screenshot
+from browser_helpers import PLAYER, choose_solver, film_player, screenshot
 
 from ui.player import FRONTEND, PLOTLY_JS
-from ui.widgets import SOLVERS
 
 pytestmark = pytest.mark.e2e
 
@@ -36,11 +35,6 @@ def wait_for_new_film(page, old_id):
             return !!film && film.films > 0 && film.id !== old; }""",
         arg=[PLAYER, old_id], timeout=120_000)
     return film_player(page)
-
-
-def choose_solver(page, name):
-    page.get_by_role("combobox", name="solver").first.click()  # not LapSVM's "solver"
-    page.get_by_role("option", name=SOLVERS[name].title, exact=True).click()
 
 
 def on_screen(player) -> dict:
