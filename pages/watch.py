@@ -28,6 +28,7 @@ from ui.widgets import (
     parameter_form,
     require_both_classes,
     require_valid_parameters,
+    run_form,
     start_page,
 )
 
@@ -68,7 +69,8 @@ require_both_classes(labels, "any solver")
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
-run_params = tuple(sorted(params.items()))
+solved_params, scalable_note = run_form(solver, len(labels), params)
+run_params = tuple(sorted(solved_params.items()))
 budget = float(st.session_state[state.RUN_BUDGET])
 job = start_run(data, label_key, solver, run_params, budget)
 this_run = run_key(data, label_key, solver, run_params)
@@ -84,7 +86,7 @@ def show_progress(live) -> None:
                             config={"displaylogo": False})
 
 
-expected = expected_seconds(solver, len(labels))
+expected = expected_seconds(solver, len(labels), scalable_note is not None)
 long_run = (f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale table "
             f"of docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop "
             "ends it at once, keeping the path so far." if expected > LONG_RUN else None)
@@ -148,6 +150,8 @@ with preview[0] if preview else nullcontext():
     film(run, X2, labels, y_true, run.frame_of(chosen), st.session_state[state.FILM_JUMP],
          baseline, shown_run, st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP], key=state.FILM, on_change=follow_player)
+if scalable_note:
+    st.caption(scalable_note)
 if not presenting:
     st.caption(
         "▶ Play runs the recorded path in your browser (the large title is the outer "

@@ -192,8 +192,9 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.n
     Step 1 builds a graph with edge lengths ``exp(rho d(i, j)) - 1`` (fully connected when
     ``n_neighbors`` is None, the paper's ``k = n + m`` of §2.3.2; else the symmetric k-NN graph
     of §2.1); step 2 takes all-pairs shortest path lengths ``d_SP`` (scipy's Floyd–Warshall,
-    O(n^3), faster than n Dijkstra runs on the dense graph; Dijkstra on the sparse k-NN graph); step 3 returns
-    ``(1/rho) log(1 + d_SP)``, the softened max ``smax^rho`` of eq. (2) minimized over paths.
+    O(n^3), faster than n Dijkstra runs on the dense graph; Dijkstra on the sparse k-NN
+    graph); step 3 returns ``(1/rho) log(1 + d_SP)``, the softened max ``smax^rho`` of
+    eq. (2) minimized over paths.
 
     The limits are handled as §2.3.3 says: ``rho = 0`` is the shortest path on ``d`` itself
     (Euclidean distances on the full graph, Isomap on a k-NN graph); ``rho = inf`` the minimax

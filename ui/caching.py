@@ -57,6 +57,12 @@ COST = {
     "ContinuationS3VM": (0.46, 2.0), "QNS3VM": (1.2, 1.6),
     "DeterministicAnnealingS3VM": (25.0, 1.6), "LapSVM": (0.06, 2.4), "LapRLSC": (0.05, 2.2),
 }
+#: The same for the scalable forms the Watch page runs above ``ui.widgets.SCALABLE_ABOVE``
+#: points (``ui.widgets.run_form``), from their rows of the same table.
+SCALABLE_COST = {
+    "GradientTSVM": (0.1, 1.0), "LDS": (0.5, 2.0), "GraphKernelSVM": (0.4, 2.0),
+    "ContinuationS3VM": (0.15, 1.0),
+}
 
 
 dataset = st.cache_data(max_entries=16, show_spinner=False)(build_dataset)
@@ -183,9 +189,10 @@ def _shelf() -> _Shelf:
     return _Shelf()
 
 
-def expected_seconds(solver: str, n_points: int) -> float:
-    """About how long ``solver`` takes on ``n_points`` points (``COST``)."""
-    at_1000, growth = COST.get(solver, (0.0, 1.0))
+def expected_seconds(solver: str, n_points: int, scalable: bool = False) -> float:
+    """About how long ``solver`` (its scalable form with ``scalable``) takes on ``n_points``
+    points (``COST``, ``SCALABLE_COST``)."""
+    at_1000, growth = (SCALABLE_COST if scalable else COST).get(solver, (0.0, 1.0))
     return at_1000 * (n_points / 1000) ** growth
 
 

@@ -76,6 +76,19 @@ def shown(value, width: int = 40) -> str:
 
 
 @dataclass(frozen=True)
+class ScalableForm:
+    """The method's own scalable form, which the Watch page runs above ``above`` points.
+
+    ``params`` are estimator parameters (beyond the form's) that select it; ``what`` names it
+    in the sentence the page shows near the film (``run_form``).
+    """
+
+    above: int
+    params: tuple[tuple[str, object], ...]
+    what: str
+
+
+@dataclass(frozen=True)
 class Solver:
     name: str
     title: str
@@ -83,6 +96,24 @@ class Solver:
     paper: str
     stage_label: str  # what the player's large number is
     params: tuple[Param, ...] = field(default_factory=tuple)
+    scalable: ScalableForm | None = None
+
+
+#: Points above which a solver with an O(n^3) step runs its scalable form in the app: at 2,000
+#: points the exact forms kept the film waiting 3-30 s (``benchmarks.app_runs``).
+SCALABLE_ABOVE = 1000
+#: Random training points whose kernel PCA gives the leading components (cS3VM paper §5.2).
+PCA_POINTS = 300
+#: Neighbours of the sparse graph of the rho-path distances (LDS paper §2.1) in the app.
+GRAPH_NEIGHBORS = 10
+#: Leading MDS components computed by the truncated eigensolver (LDS's threshold (6) keeps
+#: fewer on the app's 2-D data sets).
+MDS_COMPONENTS = 20
+
+_KERNEL_PCA_SUBSET = ScalableForm(
+    SCALABLE_ABOVE, (("n_components", PCA_POINTS),),
+    f"the kernel PCA of {PCA_POINTS} random points (cS3VM paper §5.2) instead of all points")
+_SPARSE_PATHS = f"ρ-path distances on the {GRAPH_NEIGHBORS}-nearest-neighbour graph"
 
 
 SIGMA = Param("sigma", "σ (RBF width)", None,
@@ -121,15 +152,22 @@ SOLVERS: dict[str, Solver] = {
         Solver("GradientTSVM", "∇TSVM (gradient descent TSVM)",
                "s3vm_core.solvers.tsvm:GradientTSVM",
                "Chapelle & Zien, Semi-Supervised Classification by Low Density Separation, "
-               "AISTATS 2005", "C*", (C_LDS, C_STAR_LDS, KERNEL, SIGMA)),
+               "AISTATS 2005", "C*", (C_LDS, C_STAR_LDS, KERNEL, SIGMA), _KERNEL_PCA_SUBSET),
         Solver("LDS", "LDS (low density separation)", "s3vm_core.solvers.tsvm:LDS",
                "Chapelle & Zien, AISTATS 2005: ∇TSVM on an MDS embedding of ρ-path distances",
                "C*", (C_LDS, RHO, Param("delta", "δ", 0.1, "MDS threshold (6): keep components "
                                         "until λ_p ≤ δ λ_1 (§2.3.2: 0.1).", low=1e-3,
-                                        high=0.999), C_STAR_LDS)),
+                                        high=0.999), C_STAR_LDS),
+               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS),
+                                             ("max_components", MDS_COMPONENTS)),
+                            f"{_SPARSE_PATHS} (§2.1) and the leading {MDS_COMPONENTS} MDS "
+                            "components by a truncated eigensolver, instead of the full graph "
+                            "and the full eigendecomposition")),
         Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
                "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
-               "fit", (C_LDS, RHO, SIGMA)),
+               "fit", (C_LDS, RHO, SIGMA),
+               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS),),
+                            f"{_SPARSE_PATHS} (§2.1) instead of the full graph")),
         Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
                "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",
                "Joachims, ICML 1999 — the JTSVM baseline of the DA and cS3VM papers", "C*",
@@ -149,7 +187,7 @@ SOLVERS: dict[str, Solver] = {
                    Param("loss", "labeled loss", "hinge", "p = 1 (hinge, the paper) or p = 2.",
                          options=("hinge", "squared_hinge")),
                    KERNEL, SIGMA,
-               )),
+               ), _KERNEL_PCA_SUBSET),
         Solver("QNS3VM", "QN-S3VM (quasi-Newton)", "s3vm_core.solvers.qn:QNS3VM",
                "Gieseke, Airola, Pahikkala & Kramer, Sparse Quasi-Newton Optimization for "
                "Semi-Supervised SVMs, ICPRAM 2012", "α", (
@@ -209,7 +247,10 @@ def make_estimator(name: str, params: dict):
     """An unfitted estimator of solver ``name`` with the given form values."""
     if name not in SOLVERS:
         raise ValueError(f"Unknown solver {name!r}; choose one of {', '.join(SOLVERS)}.")
-    known = {p.name for p in SOLVERS[name].params}
+    spec = SOLVERS[name]
+    known = {p.name for p in spec.params}
+    if spec.scalable is not None:
+        known |= {name for name, _ in spec.scalable.params}
     return solver_class(name)(**{k: v for k, v in params.items() if k in known})
 
 
@@ -444,5 +485,14 @@ def _next_seed() -> None:
 
 def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:
     """The parameters solver ``name`` runs with on ``n_points`` points, and a sentence saying
-    which form of the method ran and why when it is not the exact one (None otherwise)."""
-    return dict(params), None
+    which form of the method ran and why when it is not the exact one (None otherwise).
+
+    Above its ``ScalableForm.above`` a solver with an O(n^3) step runs its scalable form; the
+    linear kernel has no n x n step, so it always runs exactly.
+    """
+    form = SOLVERS[name].scalable
+    if form is None or n_points <= form.above or params.get("kernel") == "linear":
+        return dict(params), None
+    return {**params, **dict(form.params)}, (
+        f"Scalable form: at {n_points:,} points (more than {form.above:,}) this run used "
+        f"{form.what}, so that the film is ready in seconds.")

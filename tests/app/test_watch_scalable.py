@@ -1,0 +1,42 @@
+"""Above a size the Watch page runs a method's scalable form and says so near the film
+(issue 16)."""
+
+from page_helpers import film
+
+from ui import state
+from ui.widgets import SCALABLE_ABOVE, SOLVERS
+
+WATCH = "pages/watch.py"
+
+
+def watch(at, solver, n_points):
+    at.sidebar.number_input(key=state.N_SAMPLES).set_value(n_points).run()
+    at.session_state[state.SOLVER] = solver
+    at.switch_page(WATCH).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def notes(at) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("Scalable form")]
+
+
+def test_above_the_size_the_page_says_which_form_ran_and_why(app):
+    at = watch(app.run(), "GradientTSVM", SCALABLE_ABOVE + 100)
+    (note,) = notes(at)
+    assert f"{SCALABLE_ABOVE + 100:,} points" in note and "kernel PCA of 300 random points" in note
+    assert len(film(at)["states"]) > 10  # and the film is there
+    # the graph methods name their sparse graph
+    at.session_state[state.SOLVER] = "GraphKernelSVM"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (note,) = notes(at)
+    assert "nearest-neighbour graph" in note
+
+
+def test_at_the_default_size_the_exact_method_runs_without_a_note(app):
+    at = watch(app.run(), "GradientTSVM", 200)
+    assert notes(at) == []
+    # a solver without a scalable form runs exactly at any size
+    assert SOLVERS["LapSVM"].scalable is None
+    assert notes(watch(at, "LapSVM", SCALABLE_ABOVE + 100)) == []
