@@ -10,6 +10,9 @@ log(time) against log(n) (least squares). A solver stops growing n once its next
 extrapolated with the growth measured so far, would take longer than ``--max-seconds``.
 Measurements run one after another (never in parallel: they are timings).
 
+Each row also records the unlabeled error of the fit (in the table: one figure per measured n),
+so that a scalable form's rows can be read next to its exact method's.
+
 Run ``python -m benchmarks.scale [--quick] [--sizes 250 500 1000 2000 4000 8000]``.
 """
 
@@ -31,10 +34,18 @@ from benchmarks.sweep import RESULTS_ROOT, markdown_table
 SOLVERS = {
     "SVMBaseline": {"estimator": "SVMBaseline", "sigma": 0.25},
     "GradientTSVM": {"estimator": "GradientTSVM", "sigma": 0.25},
+    "GradientTSVM (p=300 subset)": {"estimator": "GradientTSVM", "sigma": 0.25,
+                                    "n_components": 300},
     "LDS": {"estimator": "LDS", "rho": 8.0},
+    "LDS (10-NN graph, 20 MDS components)": {"estimator": "LDS", "rho": 8.0, "n_neighbors": 10,
+                                             "max_components": 20},
     "GraphKernelSVM": {"estimator": "GraphKernelSVM", "rho": 8.0},
+    "GraphKernelSVM (10-NN graph)": {"estimator": "GraphKernelSVM", "rho": 8.0,
+                                     "n_neighbors": 10},
     "LabelSwitchingTSVM": {"estimator": "LabelSwitchingTSVM", "sigma": 0.25},
     "ContinuationS3VM": {"estimator": "ContinuationS3VM", "sigma": 0.25},
+    "ContinuationS3VM (p=300 subset)": {"estimator": "ContinuationS3VM", "sigma": 0.25,
+                                        "n_components": 300, "random_state": 0},
     "QNS3VM": {"estimator": "QNS3VM", "sigma": 0.25, "lam": 2.0**-5},
     "QNS3VM (r=200 landmarks)": {"estimator": "QNS3VM", "sigma": 0.25, "lam": 2.0**-5,
                                  "n_landmarks": 200, "random_state": 0},
@@ -56,7 +67,7 @@ def _data(n):
     from toy_data import pick_labeled, two_moons
 
     X, y = two_moons(n_samples=n, noise=0.1, random_state=0)
-    return X, pick_labeled(y, 1, random_state=0)
+    return X, pick_labeled(y, 1, random_state=0), y
 
 
 def _fit(params, X, y):
@@ -91,9 +102,10 @@ def _shares(params, X, y):
 
 
 def measure(name, params, n, repeats):
-    X, y = _data(n)
-    if "n_landmarks" in params:
-        params = {**params, "n_landmarks": min(params["n_landmarks"], n // 2)}
+    X, y, truth = _data(n)
+    for subset in ("n_landmarks", "n_components"):  # a subset of at most half the points
+        if subset in params:
+            params = {**params, subset: min(params[subset], n // 2)}
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -104,9 +116,12 @@ def measure(name, params, n, repeats):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     kernel_share, linalg_share = _shares(params, X, y)
+    unlabeled = y == -1
+    error = float(np.mean(est.transduction_[unlabeled] != truth[unlabeled]))
     return {"solver": name, "n": n, "seconds": float(np.median(times)),
             "peak_mb": peak / 2**20, "n_iter": float(getattr(est, "n_iter_", np.nan)),
-            "kernel_share": kernel_share, "linalg_share": linalg_share}
+            "kernel_share": kernel_share, "linalg_share": linalg_share,
+            "unlabeled_error": error}
 
 
 def growth_exponent(rows):
@@ -130,7 +145,12 @@ def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True):
         for name in solvers:
             mine = []
             for k, n in enumerate(sizes):
-                row = measure(name, SOLVERS[name], n, repeats)
+                try:
+                    row = measure(name, SOLVERS[name], n, repeats)
+                except (ValueError, MemoryError) as refusal:  # e.g. an n x n matrix too large
+                    print(f"\n{name} at n = {n}: {refusal}")
+                    bar.update(len(sizes) - k)
+                    break
                 rows.append(row)
                 mine.append(row)
                 log.write(json.dumps(row) + "\n")
@@ -158,7 +178,8 @@ def table(rows) -> str:
         by_solver.setdefault(r["solver"], []).append(r)
     sizes = sorted({r["n"] for r in rows})
     header = ["solver", *[f"n={n} (s)" for n in sizes], "growth exponent",
-              "peak MB at largest n", "kernel share", "linalg share", "iterations"]
+              "peak MB at largest n", "kernel share", "linalg share", "iterations",
+              "unlabeled error at each n, %"]
     body = []
     for name, rs in by_solver.items():
         at = {r["n"]: r for r in rs}
@@ -166,7 +187,9 @@ def table(rows) -> str:
         body.append([name, *[at[n]["seconds"] if n in at else float("nan") for n in sizes],
                      growth_exponent(rs), f"{last['peak_mb']:.0f} (n={last['n']})",
                      f"{100 * last['kernel_share']:.0f}%", f"{100 * last['linalg_share']:.0f}%",
-                     last["n_iter"]])
+                     last["n_iter"],
+                     " / ".join(f"{100 * r['unlabeled_error']:.1f}"
+                                if "unlabeled_error" in r else "–" for r in rs)])
     return markdown_table(header, body)
 
 
