@@ -104,7 +104,8 @@ class Solver:
 SCALABLE_ABOVE = 1000
 #: Random training points whose kernel PCA gives the leading components (cS3VM paper §5.2).
 PCA_POINTS = 300
-#: Neighbours of the sparse graph of the rho-path distances (LDS paper §2.1) in the app.
+#: Neighbours of the sparse graph of the rho-path distances (LDS paper §2.1) in the app; its
+#: pieces, if any (two circles, clock at 2,000 points), are joined by their shortest edges.
 GRAPH_NEIGHBORS = 10
 #: Leading MDS components computed by the truncated eigensolver (LDS's threshold (6) keeps
 #: fewer on the app's 2-D data sets).
@@ -158,7 +159,7 @@ SOLVERS: dict[str, Solver] = {
                "C*", (C_LDS, RHO, Param("delta", "δ", 0.1, "MDS threshold (6): keep components "
                                         "until λ_p ≤ δ λ_1 (§2.3.2: 0.1).", low=1e-3,
                                         high=0.999), C_STAR_LDS),
-               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS),
+               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True),
                                              ("max_components", MDS_COMPONENTS)),
                             f"{_SPARSE_PATHS} (§2.1) and the leading {MDS_COMPONENTS} MDS "
                             "components by a truncated eigensolver, instead of the full graph "
@@ -166,7 +167,7 @@ SOLVERS: dict[str, Solver] = {
         Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
                "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
                "fit", (C_LDS, RHO, SIGMA),
-               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS),),
+               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True)),
                             f"{_SPARSE_PATHS} (§2.1) instead of the full graph")),
         Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
                "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",

@@ -206,6 +206,7 @@ class GradientTSVM(S3VMClassifier):
 _GRAPH_CONSTRAINTS = {
     "rho": [Interval(Real, 0, np.inf, closed="both")],
     "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+    "bridge": ["boolean"],
 }
 
 
@@ -244,6 +245,9 @@ class LDS(GradientTSVM):
     n_neighbors : int or None, default=None
         ``None``: the fully connected graph of Algorithm 1 (``k = n + m``). An integer builds
         the symmetric k-NN graph of §2.1 instead (faster shortest paths, may disconnect).
+    bridge : bool, default=False
+        With ``n_neighbors``: join the pieces of a disconnected k-NN graph by their shortest
+        edges (``s3vm_core.graph.bridge_pieces``) instead of refusing it.
     max_components : int or None, default=None
         ``None``: the full eigendecomposition of Algorithm 1, step 5. An integer computes only
         that many leading MDS components by a truncated eigensolver (the scalable form, see
@@ -275,8 +279,9 @@ class LDS(GradientTSVM):
     }
 
     def __init__(self, C=None, rho=1.0, delta=0.1, C_star=None, n_neighbors=None,
-                 max_components=None, max_iter=500, tol=1e-6):
+                 bridge=False, max_components=None, max_iter=500, tol=1e-6):
         self.C = C
+        self.bridge = bridge
         self.max_components = max_components
         self.rho = rho
         self.delta = delta
@@ -288,7 +293,8 @@ class LDS(GradientTSVM):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
+        self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors,
+                                                  bridge=self.bridge)
         self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
@@ -329,8 +335,7 @@ class GraphKernelSVM(S3VMClassifier):
         ``None``: the median of the pairwise path distances (§2.3.2, "the 1/c quantile of the
         pairwise distances D^rho", c = 2). The paper's experiments use the linear limit
         ``sigma = inf``, which is ``LDS`` without the TSVM part; here sigma is finite.
-    n_neighbors : int or None, default=None
-        As for ``LDS``.
+    n_neighbors, bridge : as for ``LDS``.
 
     Attributes
     ----------
@@ -349,8 +354,9 @@ class GraphKernelSVM(S3VMClassifier):
         "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
     }
 
-    def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None):
+    def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None, bridge=False):
         self.C = C
+        self.bridge = bridge
         self.rho = rho
         self.sigma = sigma
         self.n_neighbors = n_neighbors
@@ -358,7 +364,7 @@ class GraphKernelSVM(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
+        P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors, bridge=self.bridge)
         self.path_distances_ = P
         self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
         K = self._graph_kernel(P)

@@ -178,3 +178,17 @@ def test_out_of_sample_to_some_columns_is_those_columns_of_all(moons):
         every = rho_path_distances_to(new, X, P, 2.0, n_neighbors=neighbors)
         some = rho_path_distances_to(new, X, P, 2.0, n_neighbors=neighbors, columns=columns)
         np.testing.assert_allclose(some, every[:, columns], atol=1e-12)
+
+
+def test_bridged_pieces_are_joined_by_their_shortest_edge():
+    # Two clusters 50 apart: the 3-NN graph falls apart, the bridge is the closest pair, and
+    # the minimax distance across (rho = inf) is that gap, as on the paper's full graph.
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)), rng.normal(size=(20, 2)) + 50])
+    gap = euclidean_distances(X[:20], X[20:]).min()
+    bridged = rho_path_distances(X, np.inf, n_neighbors=3, bridge=True)
+    np.testing.assert_allclose(bridged[:20, 20:], gap, rtol=1e-12)
+    np.testing.assert_allclose(bridged[:20, 20:], rho_path_distances(X, np.inf)[:20, 20:],
+                               rtol=1e-12)
+    finite = rho_path_distances(X, 0.1, n_neighbors=3, bridge=True)
+    assert np.all(np.isfinite(finite)) and finite[:20, 20:].min() >= gap - 1e-9
