@@ -49,19 +49,21 @@ KEPT_RUNS = 16
 #: A run expected to take longer than this (seconds) is announced before it starts.
 LONG_RUN = 10.0
 #: Rough solver time at n = 1000 (seconds) and its growth exponent in n, with the default
-#: parameters, from the "Fit time against n" table of docs/benchmarks.md (one BLAS thread; DA's
-#: from its n = 250 row and a 75 s run at n = 2000): enough to warn before a long run.
+#: parameters, from the "Fit time against n" tables of docs/benchmarks.md (one BLAS thread;
+#: label switching and DA from the scale section of issue 16, where their hinge SVMs became
+#: warm-started active sets: DA's time hardly grows on two moons, 3.6-8 s from n = 500 to 2000):
+#: enough to warn before a long run.
 COST = {
     "SVMBaseline": (0.01, 1.0), "GradientTSVM": (0.22, 2.4), "LDS": (1.9, 3.0),
-    "GraphKernelSVM": (1.4, 3.0), "LabelSwitchingTSVM": (0.57, 3.0),
+    "GraphKernelSVM": (1.4, 3.0), "LabelSwitchingTSVM": (0.6, 2.3),
     "ContinuationS3VM": (0.46, 2.0), "QNS3VM": (1.2, 1.6),
-    "DeterministicAnnealingS3VM": (25.0, 1.6), "LapSVM": (0.06, 2.4), "LapRLSC": (0.05, 2.2),
+    "DeterministicAnnealingS3VM": (3.0, 1.0), "LapSVM": (0.06, 2.4), "LapRLSC": (0.05, 2.2),
 }
 #: The same for the scalable forms the Watch page runs above ``ui.widgets.SCALABLE_ABOVE``
-#: points (``ui.widgets.run_form``), from their rows of the same table.
+#: points (``ui.widgets.run_form``), from their rows of the scale section.
 SCALABLE_COST = {
-    "GradientTSVM": (0.1, 1.0), "LDS": (0.5, 2.0), "GraphKernelSVM": (0.4, 2.0),
-    "ContinuationS3VM": (0.15, 1.0),
+    "GradientTSVM": (0.3, 1.0), "LDS": (0.4, 2.25), "GraphKernelSVM": (0.35, 2.2),
+    "ContinuationS3VM": (0.4, 1.3),
 }
 
 
