@@ -91,6 +91,17 @@ class SolverState:
     def with_step(self, step: int) -> SolverState:
         return replace(self, step=step)
 
+    def __reduce__(self):
+        # A state crosses process boundaries (the app solves in child processes); the extras'
+        # read-only mapping cannot be pickled, and rebuilding re-freezes the arrays.
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        fields["extras"] = dict(self.extras)
+        return _rebuild_state, (fields,)
+
+
+def _rebuild_state(fields: dict) -> SolverState:
+    return SolverState(**fields)
+
 
 def thin(states: Iterable[SolverState], every: int = 1):
     """Number the states 0, 1, 2, ... and keep every ``every``-th "iter" event.
