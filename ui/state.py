@@ -43,6 +43,8 @@ CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
+PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name]} last put in its form
+WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
@@ -207,6 +209,11 @@ def scenario() -> dict:
                  "budget": state[RUN_BUDGET]}
     if points := added_points():
         described["points"] = points
+    if params:
+        from ui.widgets import current_preset
+
+        if (preset := current_preset(name, state[SOLVER])) is not None:
+            described["preset"] = preset
     return described
 
 
@@ -216,7 +223,7 @@ def scenario_query() -> str:
 
 #: The fields of a scenario (``scenario()`` writes them all; a link may leave any out).
 SCENARIO_FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params",
-                   "budget")
+                   "preset", "budget")
 #: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
 MAX_SCENARIO_CHARS = 100_000
 #: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
@@ -306,7 +313,7 @@ def parse_scenario(text: str) -> tuple[dict, list[str]]:
         if note:
             notes.append(note)
 
-    values.update(_solver_values(data, notes))
+    values.update(_solver_values(data, name, notes))
     if "budget" in data:
         try:
             values[RUN_BUDGET] = widgets.BUDGET.check(data["budget"])
@@ -391,10 +398,12 @@ def _valid_labels(raw, n_points: int) -> tuple[list[int] | None, str | None]:
     return labels, note
 
 
-def _solver_values(data: dict, notes: list[str]) -> dict:
+def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
     """The session-state values of a scenario's solver and parameters, each held to its
-    widget; what is left out is added to ``notes``."""
-    from ui.widgets import SOLVERS, shown
+    widget, or of its preset when it names one and gives no parameters; what is left out is
+    added to ``notes``."""
+    from ui.presets import PAPER, TITLES, paper_preset
+    from ui.widgets import SOLVERS, preset_values, shown
 
     solver = data.get("solver", DEFAULTS[SOLVER])
     if not (isinstance(solver, str) and solver in SOLVERS):
@@ -404,6 +413,18 @@ def _solver_values(data: dict, notes: list[str]) -> dict:
                      "default parameters.")
         return {SOLVER: DEFAULTS[SOLVER]}
     values = {SOLVER: solver}
+    preset = data.get("preset")
+    if preset is not None and preset not in TITLES:
+        notes.append(f"There is no preset {shown(preset)} (the presets are "
+                     f"{', '.join(TITLES)}): the parameters are the link's.")
+    elif preset is not None and "params" not in data:
+        if preset == PAPER and paper_preset(dataset, solver) is None:
+            notes.append(f"{SOLVERS[solver].title} has no preset as in the paper on this data "
+                         "set: it opens on the generic default.")
+        for name, value in preset_values(dataset, solver, preset).items():
+            values[solver_param_key(solver, name)] = value
+        values[PRESET_APPLIED] = {solver: [dataset, preset]}
+        return values
     raw = data.get("params", {})
     if not isinstance(raw, dict):
         notes.append(f"The parameters {shown(raw)} must map names to values, such as "
@@ -463,19 +484,41 @@ DA_T_INDEX = "da_t_index"          # Annealing page: the temperature shown (inde
 DA_FIXED_T = "da_fixed_t"          # Annealing page: the fixed temperatures run beside DA
 ES_GAMMA_I = "es_gamma_I"          # Early stopping page: gamma_I of LapSVM
 ES_N_VAL = "es_n_val"              # Early stopping page: size of the validation set
+CONT_PRESET = "cont_preset"        # Continuation page: cS3VM's preset (per data set)
+DA_PRESET = "da_preset"            # Annealing page: DA's preset (per data set)
+ES_PRESET = "es_preset"            # Early stopping page: LapSVM's preset (per data set)
 COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
 COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
 COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
+COMPARE_PRESET = "compare_preset"  # Compare page: parameters as in the paper, default, both
 COMPARE_RUN = "compare_run"        # Compare page: the run button
 COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
 COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
-    DA_LOSS: "hinge", DA_LAM: 1e-3, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
+    DA_LOSS: "hinge", DA_LAM: 1e-2, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
     COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
+    COMPARE_PRESET: "paper",
 }
+
+
+def preset_widget_key(name: str, dataset: str, preset: str | None = None) -> str:
+    """The key of a teaching page's control whose starting value depends on the data set (and
+    on the preset chosen for it), e.g. "da_lam:two_moons:paper": another data set or preset
+    starts from its own value, and each keeps what the user set there."""
+    return ":".join([name, dataset, *([preset] if preset else [])])
+
+
+def keep_preset_widget(name: str, dataset: str, preset: str | None, initial) -> str:
+    """``preset_widget_key``'s key, given ``initial`` the first time (and kept across reruns
+    like ``keep_teaching_widgets``)."""
+    state = st.session_state
+    key = preset_widget_key(name, dataset, preset)
+    state.setdefault(key, initial)
+    state[key] = state[key]
+    return key
 
 
 def keep_teaching_widgets(*names: str) -> None:
