@@ -8,6 +8,7 @@ import streamlit as st
 from toy_data import UNLABELED
 from ui import state
 from ui.caching import (
+    FRESH_PAGE_SETTLE,
     LONG_RUN,
     again_button,
     current_data,
@@ -77,7 +78,8 @@ controls, show_status = job_controls(job, this_run, note=long_run)
 
 try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
-        run = follow_run(job, preview=show_progress, status=show_status)
+        run = follow_run(job, preview=show_progress, status=show_status,
+                         settle=FRESH_PAGE_SETTLE if state.fresh_page() else 0.0)
         baseline = (run_solver(data, label_key, "SVMBaseline", ()) if show_baseline
                     else None)
 except ValueError as error:

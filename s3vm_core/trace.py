@@ -20,10 +20,13 @@ EVENTS = ("init", "iter", "stage_end", "final")
 
 
 def frozen(a) -> np.ndarray:
-    """A read-only float copy. Optimizers reuse their buffers, so every state owns its arrays."""
-    out = np.array(a, dtype=float, copy=True)
-    out.flags.writeable = False
-    return out
+    """A read-only float copy. Optimizers reuse their buffers, so every state owns its arrays.
+
+    The copy lives in an immutable ``bytes`` buffer, so its ``writeable`` flag cannot be set
+    back to True (numpy refuses for an array that does not own writeable memory).
+    """
+    a = np.asarray(a, dtype=float)
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=float).reshape(a.shape)
 
 
 def _frozen_extra(value):

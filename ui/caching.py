@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,11 @@ RUN_BUDGET = 60.0
 LESSON_BUDGET = 120.0
 #: Seconds between two previews of a running solver on the Watch page.
 PREVIEW_EVERY = 0.5
+#: Seconds a page opened afresh waits before it draws a running solver's preview. A plotly chart
+#: arriving with a new page's first elements kept the browser from loading its widgets (they
+#: stayed grey placeholders, Stop included, for as long as previews came; seen when a second
+#: visitor opened a link to a run in progress).
+FRESH_PAGE_SETTLE = 4.0
 #: Most runs kept (finished or not); older finished ones are forgotten first.
 KEPT_RUNS = 16
 #: A run expected to take longer than this (seconds) is announced before it starts.
@@ -202,14 +208,17 @@ def forget_job(key: tuple) -> None:
 
 
 def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
-               status: Callable[[Job], None] | None = None) -> Run:
+               status: Callable[[Job], None] | None = None, settle: float = 0.0) -> Run:
     """Wait for ``job``'s run; between its messages ``preview(job)`` is called when a new
-    preview has arrived and ``status(job)`` at least every quarter of a second (a page that
-    draws something there can be interrupted by a click). Raises the solver's ``ValueError``."""
-    shown = None
+    preview has arrived (not in the first ``settle`` seconds) and ``status(job)`` at least
+    every quarter of a second (a page that draws something there can be interrupted by a
+    click). Raises the solver's ``ValueError``."""
+    shown, started = None, time.monotonic()
     while not job.done:
         job.wait(0.25)
-        if preview is not None and job.preview is not None and job.preview is not shown:
+        settled = time.monotonic() - started >= settle
+        if (settled and preview is not None and job.preview is not None
+                and job.preview is not shown):
             shown = job.preview
             preview(job)
         if status is not None and not job.done:
@@ -279,17 +288,21 @@ def job_controls(job: Job, key: tuple, note: str | None = None):
         if note:
             st.info(note)
 
+    shown = []
+
     def show_status(live: Job) -> None:
         if live.status == QUEUED:
             ahead = live.ahead()
-            status.caption(f"Waiting for a free solver process ({ahead} "
-                           f"computation{'' if ahead == 1 else 's'} ahead of this one)…")
-            return
-        text = f"{live.seconds:.0f} s of its {live.budget:g} s time budget"
-        if isinstance(live, TraceJob):
-            n = len(live.states)
-            text += f" · {n} state{'' if n == 1 else 's'} so far"
-        status.caption(text)
+            text = (f"Waiting for a free solver process ({ahead} "
+                    f"computation{'' if ahead == 1 else 's'} ahead of this one)…")
+        else:
+            text = f"{live.seconds:.0f} s of its {live.budget:g} s time budget"
+            if isinstance(live, TraceJob):
+                n = len(live.states)
+                text += f" · {n} state{'' if n == 1 else 's'} so far"
+        if shown != [text]:  # a message to the browser only when the line changes
+            shown[:] = [text]
+            status.caption(text)
 
     return place, show_status
 

@@ -45,6 +45,7 @@ PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name]} last put in its form
 WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
+SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
@@ -74,6 +75,7 @@ MIN_BUDGET, MAX_BUDGET = 5, 600
 def init() -> None:
     """Fill missing keys with defaults, read a shared scenario once, keep widget values."""
     state = st.session_state
+    state[SCRIPT_RUNS] = state.get(SCRIPT_RUNS, 0) + 1
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
     if not state.get(SCENARIO_LOADED):
@@ -93,6 +95,11 @@ def init() -> None:
         state[key] = state[key]
     for key in [k for k in state if isinstance(k, str) and k.startswith(PARAMS_PREFIX)]:
         state[key] = state[key]
+
+
+def fresh_page() -> bool:
+    """Whether this is the session's first page run (the browser has just opened the app)."""
+    return st.session_state.get(SCRIPT_RUNS, 0) <= 1
 
 
 def generated_description() -> tuple[str, int, float, int]:

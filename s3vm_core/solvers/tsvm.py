@@ -19,19 +19,24 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import (
     classical_mds,
     rho_path_distances,
     rho_path_distances_to,
 )
-from s3vm_core.kernels import default_C, default_sample, quantile_sigma
+from s3vm_core.kernels import (
+    check_kernel_spread,
+    default_C,
+    default_sample,
+    gaussian,
+    quantile_sigma,
+)
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
-from s3vm_core.solvers.svm import svm_states
+from s3vm_core.solvers.svm import fit_libsvm, svm_states, warn_libsvm_cap
 from s3vm_core.trace import SolverState
 
 #: Width of the unlabeled loss ``L*(t) = exp(-3 t^2)`` of eq. (4); fixed by the paper.
@@ -77,9 +82,10 @@ class GradientTSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
+    C : float in [1e-10, 1e10] or None, default=None
         Cost of the labeled losses. ``None``: the inverse empirical variance of the data in
-        feature space, ``1 / s^2`` (LDS paper §2.3.2).
+        feature space, ``1 / s^2`` (LDS paper §2.3.2). The bounds are those of every cost
+        (``base.COST_RANGE``), as for ``C_star``.
     C_star : float or None, default=None
         Final cost of the unlabeled losses. ``None``: ``C`` (Algorithm 1, line 8).
     kernel : {"rbf", "linear", "poly"}, default="rbf"
@@ -89,7 +95,7 @@ class GradientTSVM(S3VMClassifier):
     n_components : int or None, default=None
         Keep only the leading kernel principal components (all by default).
     max_iter : int, default=500
-        L-BFGS iterations per C* stage.
+        L-BFGS iterations per C* stage (at most ``base.ITERATION_LIMIT``).
     tol : float, default=1e-6
         L-BFGS-B's ``gtol`` for each stage.
 
@@ -110,10 +116,10 @@ class GradientTSVM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
+        "C_star": [cost("C*"), None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [iteration_limit(500)],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -246,10 +252,10 @@ class LDS(GradientTSVM):
 
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "C_star": [cost("C*"), None],
+        "max_iter": [iteration_limit(500)],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -305,8 +311,9 @@ class GraphKernelSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
-        ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2).
+    C : float in [1e-10, 1e10] or None, default=None
+        ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2). LIBSVM stops at
+        ``svm.fit_libsvm``'s iteration cap, with a ``ConvergenceWarning``.
     rho : float in [0, inf], default=1.0
         As for ``LDS``; ``rho = 0`` is the plain RBF SVM (or, with ``sigma = inf``, the linear
         SVM).
@@ -331,7 +338,7 @@ class GraphKernelSVM(S3VMClassifier):
 
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
         "sigma": [Interval(Real, 0, np.inf, closed="right"), None],
     }
 
@@ -352,13 +359,12 @@ class GraphKernelSVM(S3VMClassifier):
         # The centring of the linear case: mean_k D(k, j) over labeled k, and the grand mean.
         self._labeled_means = D_labeled.mean(axis=0)
         self._labeled_grand_mean = float(D_labeled.mean())
-        if self.C is None:
-            rows = default_sample(len(X))
-            K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
-                                          P[rows][:, self._labeled])
-            self.C_ = default_C(K_sample)
-        else:
-            self.C_ = float(self.C)
+        rows = default_sample(len(X))
+        K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
+                                      P[rows][:, self._labeled])
+        if np.isfinite(self.sigma_):
+            check_kernel_spread(K_sample, "rbf", self.sigma_)
+        self.C_ = default_C(K_sample) if self.C is None else float(self.C)
         self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
 
     def _graph_kernel(self, P, P_rows_labeled, P_cols_labeled=None):
@@ -366,7 +372,7 @@ class GraphKernelSVM(S3VMClassifier):
         columns) and the distances of the rows (and of the columns, when they are not the
         labeled points themselves) to the labeled points."""
         if np.isfinite(self.sigma_):
-            return np.exp(-(P**2) / (2.0 * self.sigma_**2))
+            return gaussian(P**2, self.sigma_)
         row_means = (P_rows_labeled**2).mean(axis=1)
         col_means = (self._labeled_means if P_cols_labeled is None
                      else (P_cols_labeled**2).mean(axis=1))
@@ -400,13 +406,15 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
+    C : float in [1e-10, 1e10] or None, default=None
         ``None``: ``1 / s^2`` (LDS paper §2.3.2).
-    C_star : float or None, default=None
+    C_star : float in [1e-10, 1e10] or None, default=None
         Final unlabeled cost; ``None``: ``C`` (as ∇TSVM, LDS paper §2.2).
     kernel, sigma, degree, coef0 : as for ``GradientTSVM`` (default sigma: median distance).
     max_iter : int, default=2000
-        Largest number of SVM retrainings (``ConvergenceWarning`` when reached).
+        Largest number of SVM retrainings (``ConvergenceWarning`` when reached; at most
+        ``base.ITERATION_LIMIT``). Each retraining stops at ``svm.fit_libsvm``'s iteration
+        cap, and one ``ConvergenceWarning`` counts those that did.
 
     Attributes
     ----------
@@ -424,9 +432,9 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "C": [cost("C"), None],
+        "C_star": [cost("C*"), None],
+        "max_iter": [iteration_limit(2000)],
     }
 
     def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
@@ -454,7 +462,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     def _train(self, labels, costs):
         """One SVM retraining; returns the dual coefficients over all points and the bias."""
-        svm = SVC(C=1.0, kernel="precomputed").fit(self._K, labels, sample_weight=costs)
+        svm, converged = fit_libsvm(self._K, labels, sample_weight=costs)
+        self._capped_solves += not converged
         coef = np.zeros(labels.size)
         coef[svm.support_] = svm.dual_coef_[0]
         return coef, float(svm.intercept_[0])
@@ -465,6 +474,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
         labeled, unlabeled = problem.labeled, problem.unlabeled
         n, m = y.size, problem.n_unlabeled
         self.n_swaps_ = 0
+        self._capped_solves = 0
         c_minus = c_plus = 0.0
 
         def state(coef, intercept, labels, costs, index, iteration, event):
@@ -483,7 +493,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
         yield state(np.zeros(n), 0.0, labels, costs, 0, 0, "init")
         # Step 1: the supervised SVM, and putative labels keeping the labeled class ratio.
         sub = np.flatnonzero(labeled)
-        svm = SVC(C=self.C_, kernel="precomputed").fit(K[np.ix_(sub, sub)], y[sub])
+        svm, converged = fit_libsvm(K[np.ix_(sub, sub)], y[sub], C=self.C_)
+        self._capped_solves += not converged
         coef = np.zeros(n)
         coef[sub[svm.support_]] = svm.dual_coef_[0]
         intercept = float(svm.intercept_[0])
@@ -535,4 +546,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 "before C* reached its final value; increase max_iter.",
                 ConvergenceWarning, stacklevel=3,
             )
+        if self._capped_solves:
+            warn_libsvm_cap(f"{self._capped_solves} of the SVM retrainings",
+                            f"Smaller costs (C={self.C_:.3g}, C*={self.C_star_:.3g}) converge "
+                            "faster.")
         yield state(coef, intercept, labels, costs, index, iteration, "final")

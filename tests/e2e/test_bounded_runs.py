@@ -116,7 +116,7 @@ def test_a_second_visitor_with_the_same_link_follows_the_same_run(server, browse
         second.goto(link)
         running(second)
         assert len(solver_processes(server)) == 1  # one run, followed by both
-        stop_button(second).click()
+        stop_button(second).click(timeout=60_000)
         for page in (second, first):
             page.bring_to_front()  # a background tab may hold its drawing back
             page.get_by_text("the film shows the path so far").wait_for(timeout=30_000)
