@@ -28,6 +28,7 @@ from ui.widgets import (
     SOLVERS,
     number_box,
     parameter_form,
+    preset_line,
     require_both_classes,
     require_valid_parameters,
     start_page,
@@ -43,11 +44,13 @@ with picker:
                           format_func=lambda name: SOLVERS[name].title)
     st.caption(SOLVERS[solver].paper)
     show_baseline = st.toggle("supervised SVM boundary (dashed)", key=state.SHOW_BASELINE)
+dataset = st.session_state[state.DATASET]
 with form_column, st.form(state.PARAMETER_FORM, border=False):
     params = parameter_form(solver)
     run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
     run_column.form_submit_button("Run", type="primary")
     number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
+preset_line(form_column, dataset, solver)
 
 require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver")

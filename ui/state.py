@@ -421,7 +421,7 @@ def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
         return {SOLVER: DEFAULTS[SOLVER]}
     values = {SOLVER: solver}
     preset = data.get("preset")
-    if preset is not None and preset not in TITLES:
+    if "preset" in data and not (isinstance(preset, str) and preset in TITLES):
         notes.append(f"There is no preset {shown(preset)} (the presets are "
                      f"{', '.join(TITLES)}): the parameters are the link's.")
     elif preset is not None and "params" not in data:

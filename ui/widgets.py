@@ -305,10 +305,11 @@ def apply_preset(dataset: str, solver: str, name: str) -> None:
 
 
 def open_on_preset(dataset: str, solver: str) -> None:
-    """Before the Watch page's form is drawn: a solver's form opens on its preset as in the
-    paper where the data set has one (the generic default elsewhere); when the data set has
-    changed since a preset was applied and the form still holds it, the new data set's preset
-    replaces it. Values the user typed, or a shared link set, are left alone."""
+    """On every page, before the Watch page's form is drawn: a solver's form opens on its
+    preset as in the paper where the data set has one (the generic default elsewhere); when
+    the data set has changed since a preset was applied and the form still holds it, the new
+    data set's preset replaces it. Values the user typed, or a shared link set, are left
+    alone."""
     state = st.session_state
     drawn = any(keys.solver_param_key(solver, p.name) in state for p in SOLVERS[solver].params)
     applied = state.get(keys.PRESET_APPLIED, {}).get(solver)
@@ -400,6 +401,8 @@ def start_page(uses_data: bool = True) -> None:
     _enter_through_the_router()
     warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
+    # before the sidebar's share link: the solver's form holds its preset from the first page
+    open_on_preset(st.session_state[keys.DATASET], st.session_state[keys.SOLVER])
     found = data_controls()
     if notice := st.session_state.pop(keys.LINK_NOTICE, None):
         kind, text = notice
