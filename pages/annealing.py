@@ -51,6 +51,7 @@ right.multiselect("fixed temperatures to compare", FIXED_T, key=state.DA_FIXED_T
 st.caption(preset_caption(dataset, "DeterministicAnnealingS3VM", preset,
                           {"σ": sigma if sigma is not None else "the median distance"}))
 
+lesson = st.empty()  # the verdict of section 4, filled in once it has run
 st.subheader("1 · The effective loss of an unlabeled point")
 st.caption("Drawn without any data: for a fixed output f of an unlabeled point, the best p "
            "gives the loss V'_T(f) (§3.2).")
@@ -64,7 +65,6 @@ data, label_key = state.data_description(), tuple(labels.tolist())
 loss, lam = st.session_state[state.DA_LOSS], float(st.session_state[lam_key])
 model, states, seconds, grid = computed(lessons.annealing_run, data, label_key, loss, lam,
                                        sigma, what="Annealing…")
-lesson = st.empty()  # the verdict of section 4, filled in once it has run
 
 ends = [s for s in states if s.event == "stage_end"]
 temperatures = [s.stage_value for s in ends]

@@ -321,6 +321,11 @@ def open_on_preset(dataset: str, solver: str) -> None:
         apply_preset(dataset, solver, presets.first_preset(dataset, solver))
 
 
+#: The Watch page's buttons that fill the form with a preset.
+PRESET_BUTTONS = {presets.PAPER: "Use the setting as in the paper",
+                  presets.DEFAULT: "Use the generic default"}
+
+
 def preset_line(container, dataset: str, solver: str) -> None:
     """Under the Watch page's form: which preset its values are (and where the paper's comes
     from), with one click to the other, or to either once the user has changed them."""
@@ -343,7 +348,7 @@ def preset_line(container, dataset: str, solver: str) -> None:
     line, *places = container.columns([4, *[2] * len(others)], vertical_alignment="center")
     line.caption(text)
     for place, name in zip(places, others, strict=True):
-        place.button(f"Use the preset {presets.TITLES[name]}", key=f"{keys.WATCH_PRESET}:{name}",
+        place.button(PRESET_BUTTONS[name], key=f"{keys.WATCH_PRESET}:{name}",
                      on_click=apply_preset, args=(dataset, solver, name), width="stretch",
                      help="Fill the form with this preset and run it.")
 
