@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from toy_data import DATASETS, UNLABELED, pick_labeled
+from ui.presets import PAPER
 
 # -- keys ----------------------------------------------------------------------------------
 DATASET = "dataset"          # registry name (sidebar selectbox)
@@ -409,7 +410,7 @@ def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
     """The session-state values of a scenario's solver and parameters, each held to its
     widget, or of its preset when it names one and gives no parameters; what is left out is
     added to ``notes``."""
-    from ui.presets import PAPER, TITLES, paper_preset
+    from ui.presets import TITLES, paper_preset
     from ui.widgets import SOLVERS, preset_values, shown
 
     solver = data.get("solver", DEFAULTS[SOLVER])
@@ -507,7 +508,7 @@ TEACHING_DEFAULTS = {
     DA_LOSS: "hinge", DA_LAM: 1e-2, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
     COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
-    COMPARE_PRESET: "paper",
+    COMPARE_PRESET: PAPER,
 }
 
 

@@ -343,8 +343,8 @@ def preset_line(container, dataset: str, solver: str) -> None:
             text += f" No paper gives {SOLVERS[solver].title} a setting for {where}."
         others = [presets.PAPER] if paper is not None else []
     else:
-        text, others = "Parameters: your own.", [presets.PAPER, presets.DEFAULT][
-            0 if paper is not None else 1:]
+        text = "Parameters: your own."
+        others = [presets.PAPER, presets.DEFAULT] if paper is not None else [presets.DEFAULT]
     line, *places = container.columns([4, *[2] * len(others)], vertical_alignment="center")
     line.caption(text)
     for place, name in zip(places, others, strict=True):
