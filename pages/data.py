@@ -67,7 +67,7 @@ if min(counts) > 0:
                    f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "
                    f"runs {SOLVERS[solver].title} on them {how}; or click points below to change "
                    "the labels first.")
-    go.page_link("pages/watch.py", label="Watch a solver", icon=":material/play_circle:")
+    go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")
 else:
     st.info("Give at least one point of each class a label (choose the class below, then "
             "click a point): a classifier needs an example of both before it can run.")

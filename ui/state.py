@@ -408,8 +408,9 @@ def _valid_labels(raw, n_points: int) -> tuple[list[int] | None, str | None]:
 
 def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
     """The session-state values of a scenario's solver and parameters, each held to its
-    widget, or of its preset when it names one and gives no parameters; what is left out is
-    added to ``notes``."""
+    widget (the defaults for those it does not give), or of its preset when it names one and
+    gives no parameters; what is left out is added to ``notes``. A link with neither leaves
+    the form to open on its preset as in the paper, as a new session's does."""
     from ui.presets import TITLES, paper_preset
     from ui.widgets import SOLVERS, preset_values, shown
 
@@ -433,12 +434,17 @@ def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
             values[solver_param_key(solver, name)] = value
         values[PRESET_APPLIED] = {solver: [dataset, preset]}
         return values
-    raw = data.get("params", {})
+    if "params" not in data:
+        return values  # the form opens on its preset (``ui.widgets.open_on_preset``)
+    # The link's parameters are the form's: those it gives, the defaults for the rest.
+    params = {param.name: param for param in SOLVERS[solver].params}
+    values.update({solver_param_key(solver, name): param.default
+                   for name, param in params.items()})
+    raw = data["params"]
     if not isinstance(raw, dict):
         notes.append(f"The parameters {shown(raw)} must map names to values, such as "
                      f'{{"C": 10}}: {SOLVERS[solver].title} opens with its defaults.')
         return values
-    params = {param.name: param for param in SOLVERS[solver].params}
     unknown = [name for name in raw if name not in params]
     for name, value in raw.items():
         if name in params:

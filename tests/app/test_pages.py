@@ -42,7 +42,7 @@ def test_a_first_visit_finds_the_data_ready_to_run_and_the_next_step(app):
     assert ready.value.startswith("Ready to run: 2 labeled points")
     assert "DA (deterministic annealing)" in ready.value and "as in the paper" in ready.value
     (link,) = at.get("page_link")
-    assert link.proto.page.endswith("watch.py") or "watch" in link.proto.label.lower()
+    assert link.proto.label == "Open the Watch page" and "watch" in link.proto.page
     # without a label of each class the line says what to do instead
     at.button(key=state.CLEAR_LABELS).click().run()
     assert "at least one point of each class" in at.info[0].value

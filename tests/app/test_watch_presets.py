@@ -7,6 +7,7 @@ from urllib.parse import unquote
 from page_helpers import new_session
 
 from ui import state
+from ui.widgets import SOLVERS
 
 WATCH = "pages/watch.py"
 
@@ -93,3 +94,24 @@ def test_a_shared_link_may_name_the_preset_instead_of_the_parameters():
                                                  "preset": "best"})
     other.run()
     assert "There is no preset 'best'" in other.warning[0].value
+
+
+def test_a_link_without_parameters_opens_on_the_preset_and_one_with_some_on_the_defaults():
+    bare = new_session()
+    bare.query_params["scenario"] = json.dumps({"dataset": "two_moons", "solver": "LDS"})
+    watch(bare, "LDS")
+    assert form(bare, "LDS")["rho"] == 8.0  # as a new session's form: the paper's
+    assert preset_caption(bare).startswith("Parameters **as in the paper**")
+    da = "DeterministicAnnealingS3VM"
+    defaults = {p.name: p.default for p in SOLVERS[da].params}
+    for params, lam in [({"lam": 0.1}, 0.1), ({"lam": -5}, defaults["lam"]), ([1], None)]:
+        some = new_session()
+        some.query_params["scenario"] = json.dumps({"dataset": "two_moons", "solver": da,
+                                                    "params": params})
+        some.run()
+        # the link's values, and the generic default for the rest (as a wrong value's
+        # sentence says), not the paper's σ = 0.25
+        expected = {**defaults, "lam": lam if lam is not None else defaults["lam"]}
+        assert form(some, da) == expected and expected["sigma"] != 0.25, params
+        said = [w.value for w in some.warning]
+        assert bool(said) == (lam != 0.1) and all("default" in text for text in said), said
