@@ -4,7 +4,7 @@ sets, says which preset it used, offers one click to the other; the share link c
 import json
 from urllib.parse import unquote
 
-from page_helpers import new_session
+from page_helpers import new_session, shown_numbers
 
 from ui import state
 from ui.widgets import SOLVERS
@@ -45,7 +45,7 @@ def test_a_first_visit_runs_da_as_in_the_da_papers_table_2(app):
                                          "paper's Table 2 grid")
     assert shared(at)["preset"] == "paper"
     # and the run on screen is that setting's: the paper's 0.5 %, one point of 198
-    assert {m.label: m.value for m in at.metric}["unlabeled error"] == "0.5 %"
+    assert shown_numbers(at)["unlabeled error"].startswith("0.5 %")
 
 
 def test_one_click_switches_to_the_generic_default_and_back(app):
@@ -115,3 +115,14 @@ def test_a_link_without_parameters_opens_on_the_preset_and_one_with_some_on_the_
         assert form(some, da) == expected and expected["sigma"] != 0.25, params
         said = [w.value for w in some.warning]
         assert bool(said) == (lam != 0.1) and all("default" in text for text in said), said
+
+
+def test_in_presentation_mode_the_preset_line_moves_into_the_parameters_button(app):
+    at = watch(app.run(), "LDS")
+    at.toggle(key=state.PRESENTATION).set_value(True).run()
+    assert not at.exception and not at.error
+    (parameters,) = at.get("popover")
+    assert any(c.value.startswith("Parameters **as in the paper**") for c in parameters.caption)
+    parameters.button(key=f"{state.WATCH_PRESET}:default").click().run()
+    assert not at.exception and not at.error
+    assert form(at, "LDS")["rho"] == 1.0 and shared(at)["preset"] == "default"
