@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from toy_data import DATASETS, UNLABELED, pick_labeled
-from ui.presets import PAPER
+from ui.presets import BOTH, DEFAULT, PAPER
 
 # -- keys ----------------------------------------------------------------------------------
 DATASET = "dataset"          # registry name (sidebar selectbox)
@@ -225,6 +225,7 @@ def scenario() -> dict:
                  "labels": labeled, "solver": state[SOLVER], "params": params,
                  "budget": state[RUN_BUDGET], "speed": state[FILM_SPEED],
                  "loop": state[FILM_LOOP], "presentation": state[PRESENTATION]}
+    described["compare"] = state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET])
     if points := added_points():
         described["points"] = points
     if params:
@@ -241,7 +242,7 @@ def scenario_query() -> str:
 
 #: The fields of a scenario (``scenario()`` writes them all; a link may leave any out).
 SCENARIO_FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params",
-                   "preset", "budget", "speed", "loop", "presentation")
+                   "preset", "budget", "speed", "loop", "presentation", "compare")
 #: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
 MAX_SCENARIO_CHARS = 100_000
 #: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
@@ -339,6 +340,13 @@ def parse_scenario(text: str) -> tuple[dict, list[str]]:
             notes.append(f"{problem} Using {widgets.BUDGET.label} = "
                          f"{shown(DEFAULTS[RUN_BUDGET])} instead.")
     values.update(_film_values(data, notes))
+    if "compare" in data:
+        if isinstance(data["compare"], str) and data["compare"] in COMPARE_PRESETS:
+            values[COMPARE_PRESET] = data["compare"]
+        else:
+            notes.append(f"The Compare page's parameters must be one of "
+                         f"{_listed(list(COMPARE_PRESETS))}, not {shown(data['compare'])}: "
+                         f"it runs the presets as in the paper.")
     return values, notes
 
 
@@ -537,6 +545,7 @@ COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
 COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
 COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
 COMPARE_PRESET = "compare_preset"  # Compare page: parameters as in the paper, default, both
+COMPARE_PRESETS = (PAPER, DEFAULT, BOTH)  # its choices, in the share link's "compare" field
 COMPARE_RUN = "compare_run"        # Compare page: the run button
 COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
 COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)

@@ -1,11 +1,13 @@
 """The teaching pages run headless with their default controls and after changing each one."""
 
 import base64
+import json
 import re
+from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import plotly_specs
+from page_helpers import new_session, plotly_specs
 
 from ui import state
 
@@ -248,3 +250,23 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     shown = list(at.dataframe[0].value["solver"])
     assert "LDS (low density separation) — as in the paper" in shown
     assert "LDS (low density separation) — the generic default" in shown
+
+    # the choice travels in the share link, and a new session opens Compare on it
+    (link,) = at.sidebar.code
+    shared = json.loads(unquote(link.value.split("?scenario=", 1)[1]))
+    assert shared["compare"] == "both"
+    fresh = new_session()
+    fresh.query_params["scenario"] = json.dumps(shared)
+    fresh.run()
+    fresh.switch_page(COMPARE).run()
+    assert not fresh.exception and fresh.radio(key=state.COMPARE_PRESET).value == "both"
+
+
+def test_a_link_with_an_unknown_compare_choice_says_so_and_runs_the_paper_presets(app):
+    app.query_params["scenario"] = json.dumps({"dataset": "two_moons", "compare": "best"})
+    at = app.run()
+    assert not at.exception
+    assert any("The Compare page's parameters must be one of 'paper', 'default', 'both', not "
+               "'best'" in w.value for w in at.warning)
+    at.switch_page(COMPARE).run()
+    assert at.radio(key=state.COMPARE_PRESET).value == "paper"
