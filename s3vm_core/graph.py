@@ -258,7 +258,10 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None,
 
     rho = _check_rho(rho)
     X = np.asarray(X, dtype=float)
-    check_dense_memory(X.shape[0], X.shape[0], "path distance matrix")
+    check_dense_memory(
+        X.shape[0], X.shape[0], "path distance matrix",
+        "LDS and the graph kernel keep every pair's path distance, on the full or the k-NN "
+        "graph alike (n_neighbors makes them faster, not smaller): use fewer points.")
     if np.isinf(rho):
         return _minimax_distances(X, n_neighbors, bridge)
     if n_neighbors is None:

@@ -192,3 +192,15 @@ def test_bridged_pieces_are_joined_by_their_shortest_edge():
                                rtol=1e-12)
     finite = rho_path_distances(X, 0.1, n_neighbors=3, bridge=True)
     assert np.all(np.isfinite(finite)) and finite[:20, 20:].min() >= gap - 1e-9
+
+
+def test_too_many_points_for_the_path_matrix_are_refused_with_what_to_do(moons, monkeypatch):
+    # The n x n path matrix is estimated before it is built; the advice fits the rho-paths.
+    from s3vm_core import problem
+
+    X, _ = moons
+    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 100 * 100)  # 100 points at most
+    for neighbors in (None, 8):
+        with pytest.raises(ValueError, match=r"120 x 120 path distance matrix .*\(n_neighbors "
+                                             r"makes them faster, not smaller\): use fewer"):
+            rho_path_distances(X, 2.0, n_neighbors=neighbors)

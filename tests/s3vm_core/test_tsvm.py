@@ -336,3 +336,15 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_the_option_a_memory_refusal_names_fits_where_the_exact_method_does_not(monkeypatch):
+    from s3vm_core import kernels, problem
+
+    X, _, y = _moons(n=150)
+    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 100 * 100)  # no 150 x 150 matrix
+    monkeypatch.setattr(kernels, "_DEFAULT_SAMPLE", 50)  # the defaults' sample stays below it
+    with pytest.raises(ValueError, match="n_components"):
+        GradientTSVM(sigma=0.3).fit(X, y)
+    model = GradientTSVM(sigma=0.3, n_components=40).fit(X, y)  # 150 x 40 and 40 x 40 only
+    assert model.map_.n_components <= 40
