@@ -19,6 +19,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -45,8 +46,12 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {}
-    #: Whether ``fit`` accepts scipy.sparse input (only primal linear solvers do).
-    _accepts_sparse = False
+
+    @property
+    def _accepts_sparse(self) -> bool:
+        """Whether ``fit`` accepts scipy.sparse input: with the linear kernel every solver
+        works in the primal on the data matrix itself (DESIGN.md, "Sparse input")."""
+        return getattr(self, "kernel", None) == "linear"
 
     # -- the public API -------------------------------------------------------------------
 
@@ -75,6 +80,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         for attribute in ("coef_", "intercept_", "transduction_"):
             self.__dict__.pop(attribute, None)
+        self._check_sparse_supported(X)
         X, y = validate_data(
             self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
             y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
@@ -97,6 +103,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             raise NotFittedError(
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
             )
+        self._check_sparse_supported(X)
         X = validate_data(
             self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
             ensure_all_finite=False,
@@ -121,6 +128,14 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- helpers for solvers --------------------------------------------------------------
+
+    def _check_sparse_supported(self, X) -> None:
+        if sp.issparse(X) and not self._accepts_sparse:
+            raise TypeError(
+                f"Sparse input is supported by {type(self).__name__} with kernel='linear' only, "
+                "where the model lives in the primal and the data stay sparse. Use "
+                "kernel='linear', or convert X with X.toarray() if it fits in memory."
+            )
 
     def _run(self, problem: Problem, every: int):
         iterations, final = 0, None

@@ -98,13 +98,32 @@ def default_C(K: np.ndarray) -> float:
     ``s^2 = (1/n) sum_i K_ii - (1/n^2) sum_ij K_ij`` and ``C = 1 / s^2``; pass the kernel matrix
     of the ``default_sample`` rows.
     """
-    variance = float(np.mean(np.diag(K)) - np.mean(K))
+    return _inverse_variance(float(np.mean(np.diag(K)) - np.mean(K)))
+
+
+def _inverse_variance(variance: float) -> float:
     if variance <= 0:
         raise ValueError(
             "The data have zero variance in feature space (all points coincide), so there is "
             "nothing to separate. Give distinct points or set C explicitly."
         )
     return 1.0 / variance
+
+
+def sample_default_C(X, kernel: str, sigma: float | None = None, degree: int = 3,
+                     coef0: float = 1.0) -> float:
+    """``default_C`` on the ``default_sample`` rows of ``X``.
+
+    For the linear kernel the feature-space variance is ``mean ||x_i||^2 - ||mean x||^2``,
+    computed from the rows themselves (sparse rows stay sparse, no Gram matrix).
+    """
+    S = X[default_sample(X.shape[0])]
+    if kernel != "linear":
+        return default_C(kernel_matrix(S, S, kernel, sigma, degree, coef0))
+    squared_norms = S.multiply(S).sum() if sp.issparse(S) else np.einsum("ij,ij->", S, S)
+    mean = np.asarray(S.mean(axis=0)).ravel()
+    variance = float(squared_norms) / S.shape[0] - float(mean @ mean)
+    return _inverse_variance(variance)
 
 
 def select_landmarks(n: int, n_landmarks: int, random_state=None) -> np.ndarray:

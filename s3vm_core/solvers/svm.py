@@ -5,12 +5,14 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.kernels import default_C, default_sample
+from s3vm_core.kernels import sample_default_C
 from s3vm_core.losses import hinge
+from s3vm_core.solvers.finite_newton import decision
 from s3vm_core.trace import SolverState
 
 
@@ -38,6 +40,8 @@ class SVMBaseline(S3VMClassifier):
     C_, sigma_ : the values used.
     coef_ : ndarray of shape (n_labeled,)
         Signed dual coefficients over the labeled points, ``features(X) = k(X, X_labeled)``.
+        With ``kernel="linear"`` the model lives in the primal: ``coef_`` is ``w`` of shape
+        (n_features,), ``features(X) = X``, and scipy.sparse input stays sparse.
     intercept_, classes_, transduction_, objective_ (the primal objective above).
 
     Trace: stage ``"fit"``; an "init" state (f = 0) and the "final" SVM.
@@ -58,15 +62,48 @@ class SVMBaseline(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self._fit_kernel(X, centers=X[problem.labeled])
-        sample = X[default_sample(X.shape[0])]
-        self.C_ = default_C(self._kernel(sample, sample)) if self.C is None else float(self.C)
-        self._K_train = self._kernel(X)
+        if self.C is None:
+            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
+        else:
+            self.C_ = float(self.C)
+        if self.kernel != "linear":
+            self._K_train = self._kernel(X)
 
     def _features(self, X):
-        return self._kernel(X)
+        return X if self.kernel == "linear" else self._kernel(X)
 
     def _iterate(self, problem):
+        if self.kernel == "linear":
+            return linear_svm_states(problem.X, problem, self.C_)
         return svm_states(self._K_train, problem, self.C_)
+
+
+def linear_svc_weights(svm: SVC) -> np.ndarray:
+    """``w = sum_i alpha_i y_i x_i`` of an ``SVC`` fitted with the linear kernel, as a dense
+    vector also when it was fitted on scipy.sparse rows."""
+    w = svm.dual_coef_ @ svm.support_vectors_
+    return (w.toarray() if sp.issparse(w) else np.asarray(w)).ravel()
+
+
+def linear_svm_states(X, problem, C: float):
+    """``svm_states`` in the primal: LIBSVM's linear kernel on the labeled rows of ``X``
+    (dense or sparse), ``f(x) = w^T x + b``; no kernel matrix is formed."""
+    labeled = problem.labeled
+    y = problem.y[labeled].astype(float)
+    n_labeled = y.size
+    yield SolverState(
+        stage="fit", event="init", coef=np.zeros(X.shape[1]), intercept=0.0,
+        objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
+    )
+    svm = SVC(C=C, kernel="linear").fit(X[np.flatnonzero(labeled)], y)
+    w = linear_svc_weights(svm)
+    intercept = float(svm.intercept_[0])
+    outputs = decision(X, w, intercept)
+    objective = 0.5 * w @ w + C * hinge(y * outputs[labeled]).sum()
+    yield SolverState(
+        stage="fit", event="final", coef=w, intercept=intercept, objective=objective,
+        train_decision=outputs,
+    )
 
 
 def svm_states(K_train: np.ndarray, problem, C: float):
