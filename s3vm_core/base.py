@@ -46,12 +46,13 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {}
+    #: Kernels with which ``fit`` accepts scipy.sparse input: with the linear kernel a solver
+    #: works in the primal on the data matrix itself (DESIGN.md, "Sparse input").
+    _sparse_kernels: tuple[str, ...] = ("linear",)
 
     @property
     def _accepts_sparse(self) -> bool:
-        """Whether ``fit`` accepts scipy.sparse input: with the linear kernel every solver
-        works in the primal on the data matrix itself (DESIGN.md, "Sparse input")."""
-        return getattr(self, "kernel", None) == "linear"
+        return getattr(self, "kernel", None) in self._sparse_kernels
 
     # -- the public API -------------------------------------------------------------------
 
@@ -131,10 +132,16 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_sparse_supported(self, X) -> None:
         if sp.issparse(X) and not self._accepts_sparse:
+            name = type(self).__name__
+            if not self._sparse_kernels:
+                raise TypeError(
+                    f"Sparse input is not supported by {name}: its model spans every training "
+                    "point. Convert X with X.toarray() if it fits in memory."
+                )
             raise TypeError(
-                f"Sparse input is supported by {type(self).__name__} with kernel='linear' only, "
-                "where the model lives in the primal and the data stay sparse. Use "
-                "kernel='linear', or convert X with X.toarray() if it fits in memory."
+                f"Sparse input is supported by {name} with kernel='linear' only, where the "
+                "model lives in the primal and the data stay sparse. Use kernel='linear', or "
+                "convert X with X.toarray() if it fits in memory."
             )
 
     def _run(self, problem: Problem, every: int):

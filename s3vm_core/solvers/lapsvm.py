@@ -270,6 +270,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
     """Shared by LapSVM and LapRLSC: kernel, graph Laplacian, validation set, PCG trace."""
 
     _hinge = True
+    _sparse_kernels = ()  # the expansion spans every training point, also for a linear kernel
 
     # -- setup --------------------------------------------------------------------------------
 

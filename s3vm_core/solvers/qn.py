@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.kernels import select_landmarks, unlabeled_mean
+from s3vm_core.kernels import KERNELS, select_landmarks, unlabeled_mean
 from s3vm_core.losses import (
     modified_logistic,
     modified_logistic_grad,
@@ -233,7 +233,7 @@ class QNS3VM(S3VMClassifier):
     ``"unlabeled_loss"``, the two unweighted data means of eq. (5).
     """
 
-    _accepts_sparse = True
+    _sparse_kernels = KERNELS  # kernel rows of sparse points are dense
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,

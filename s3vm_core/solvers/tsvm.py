@@ -249,6 +249,7 @@ class LDS(GradientTSVM):
     Trace: as ``GradientTSVM`` (stage ``"C_star"``).
     """
 
+    _sparse_kernels = ()  # rho-path distances and MDS work on dense points
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [Interval(Real, 0, None, closed="neither"), None],
@@ -325,6 +326,7 @@ class GraphKernelSVM(S3VMClassifier):
     Trace: stage ``"fit"``; "init" (f = 0) and the "final" SVM.
     """
 
+    _sparse_kernels = ()
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [Interval(Real, 0, None, closed="neither"), None],

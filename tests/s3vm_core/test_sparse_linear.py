@@ -22,7 +22,10 @@ from s3vm_core import (
     ContinuationS3VM,
     DeterministicAnnealingS3VM,
     GradientTSVM,
+    GraphKernelSVM,
     LabelSwitchingTSVM,
+    LapRLSC,
+    LapSVM,
     SVMBaseline,
 )
 from s3vm_core.trace import decision_on_grid
@@ -158,8 +161,12 @@ def test_no_n_by_n_matrix_is_formed(name):
 
 def test_nonlinear_kernels_refuse_sparse_input_and_name_the_way_out():
     X, _, labels = _sparse_problem()
-    for model in (DeterministicAnnealingS3VM(), GradientTSVM(), LabelSwitchingTSVM(), LDS()):
-        with pytest.raises(TypeError, match="kernel='linear'"):
+    for model in (DeterministicAnnealingS3VM(), GradientTSVM(), LabelSwitchingTSVM(),
+                  SVMBaseline(kernel="poly")):
+        with pytest.raises(TypeError, match="Use kernel='linear'"):
+            model.fit(X, labels)
+    for model in (LDS(), GraphKernelSVM(), LapSVM(kernel="linear"), LapRLSC()):
+        with pytest.raises(TypeError, match=r"X\.toarray\(\)"):
             model.fit(X, labels)
 
 
