@@ -16,6 +16,7 @@ The generator in ``trace()`` is the only loop; ``fit()`` simply exhausts it.
 
 from __future__ import annotations
 
+from functools import cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from s3vm_core.kernels import KERNELS, default_sigma, kernel_matrix
 from s3vm_core.problem import Problem, check_finite, make_problem
@@ -36,6 +38,33 @@ KERNEL_CONSTRAINTS = {
     "degree": [Interval(Integral, 1, None, closed="left")],
     "coef0": [Interval(Real, 0, None, closed="left")],
 }
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    # Inspecting the loaded libraries takes about a millisecond: once per process.
+    return ThreadpoolController()
+
+
+def one_blas_thread(states):
+    """Advance the generator ``states`` with BLAS limited to one thread, step by step.
+
+    A solver's iterations are chains of small matrix-vector products. Threaded BLAS splits
+    each into pieces that all threads must finish before the next product starts; numpy and
+    scipy each bring an OpenBLAS with its own pool, whose idle threads keep spinning, so on two
+    cores the threads of one call wait for a core, and under any other load a 1000 x 1000
+    product costs a scheduling slice (milliseconds) instead of a fraction of one
+    (docs/benchmarks.md measures both). As scikit-learn's KMeans does, the limit holds inside
+    the loop only; between states, while the caller has the control, its own setting is back.
+    """
+    controller = _blas_controller()
+    states = iter(states)
+    while True:
+        with controller.limit(limits=1, user_api="blas"):
+            state = next(states, None)
+        if state is None:
+            return
+        yield state
 
 
 class S3VMClassifier(ClassifierMixin, BaseEstimator):
@@ -153,7 +182,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 iterations += state.event == "iter"
                 yield state
 
-        for state in thin(counted(self._iterate(problem)), every):
+        for state in thin(counted(one_blas_thread(self._iterate(problem))), every):
             final = state
             yield state
         self._finish(final)

@@ -283,8 +283,12 @@ def s3vm_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias: fl
 
 
 def lbfgs_path(evaluate, x0, *, max_iter: int, tol: float, memory: int = 10,
-               split=lambda out: out):
+               split=lambda out: out, ftol: float | None = None):
     """One L-BFGS-B run that records every accepted iterate (∇TSVM, cS3VM, QN-S3VM stages).
+
+    The run stops when the largest entry of the gradient is at most ``tol`` (scipy's
+    ``gtol``), when the relative decrease of the objective is at most ``ftol`` (scipy's own
+    default when None), or after ``max_iter`` iterations.
 
     ``evaluate(x)`` returns anything from which ``split`` takes ``(value, gradient)``; the
     evaluation scipy already made at an accepted iterate is reused rather than repeated.
@@ -306,7 +310,9 @@ def lbfgs_path(evaluate, x0, *, max_iter: int, tol: float, memory: int = 10,
         same = "x" in last and np.array_equal(last["x"], x)
         path.append((x, last["out"] if same else evaluate(x)))
 
+    options = {"maxcor": int(memory), "maxiter": int(max_iter), "gtol": tol}
+    if ftol is not None:
+        options["ftol"] = ftol
     result = minimize(fun, np.array(x0, dtype=float), jac=True, method="L-BFGS-B",
-                      callback=record,
-                      options={"maxcor": int(memory), "maxiter": int(max_iter), "gtol": tol})
+                      callback=record, options=options)
     return path, np.array(result.x, copy=True), result.status == 1
