@@ -41,9 +41,10 @@ KERNEL_CONSTRAINTS = {
 
 
 @cache
-def _blas_controller() -> ThreadpoolController:
-    # Inspecting the loaded libraries takes about a millisecond: once per process.
-    return ThreadpoolController()
+def _blas_pools() -> tuple:
+    """The BLAS thread pools of this process (numpy's and scipy's OpenBLAS), found once:
+    inspecting the loaded libraries takes about a millisecond."""
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
 
 
 def one_blas_thread(states):
@@ -56,12 +57,22 @@ def one_blas_thread(states):
     product costs a scheduling slice (milliseconds) instead of a fraction of one
     (docs/benchmarks.md measures both). As scikit-learn's KMeans does, the limit holds inside
     the loop only; between states, while the caller has the control, its own setting is back.
+    The pools are set directly (a microsecond a step; threadpoolctl's ``limit`` context
+    inspects every library at each entry, 30 us).
     """
-    controller = _blas_controller()
+    pools = _blas_pools()
     states = iter(states)
     while True:
-        with controller.limit(limits=1, user_api="blas"):
+        previous = [pool.num_threads for pool in pools]
+        for pool, threads in zip(pools, previous, strict=True):
+            if threads != 1:
+                pool.set_num_threads(1)
+        try:
             state = next(states, None)
+        finally:
+            for pool, threads in zip(pools, previous, strict=True):
+                if threads != 1:
+                    pool.set_num_threads(threads)
         if state is None:
             return
         yield state
