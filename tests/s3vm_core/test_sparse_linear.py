@@ -184,3 +184,29 @@ def test_sklearn_compatible_with_sparse_input(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_multi_switch_swaps_pairs_at_once_and_retrains_less_than_joachims():
+    """Sindhwani & Keerthi's multi-switch TSVM against Joachims' single switch, same loss."""
+    X, y, labels = _sparse_problem(n=400, d=80, n_labeled=6, seed=5, density=0.05)
+    unlabeled = labels == -1
+    runs = {}
+    for switching in ("single", "multi"):
+        model = LabelSwitchingTSVM(kernel="linear", loss="squared_hinge", switching=switching,
+                                   C=10.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            states = list(model.trace(X, labels))
+        swaps = np.diff([s.extras["n_swaps"] for s in states if s.event == "iter"])
+        runs[switching] = (model, swaps)
+    single, multi = runs["single"][0], runs["multi"][0]
+    assert runs["single"][1].max() == 1 and runs["multi"][1].max() >= 2
+    assert multi.n_iter_ < single.n_iter_
+    assert np.mean(multi.transduction_[unlabeled] != y[unlabeled]) <= np.mean(
+        single.transduction_[unlabeled] != y[unlabeled]) + 0.02
+
+
+def test_squared_hinge_label_switching_needs_the_linear_kernel():
+    X, _, labels = _sparse_problem()
+    with pytest.raises(ValueError, match="kernel='linear'"):
+        LabelSwitchingTSVM(loss="squared_hinge").fit(X.toarray(), labels)
