@@ -7,4 +7,7 @@ on its own because Streamlit's AppTest reruns only the page script after the fir
 
 from ui.widgets import route
 
-route()
+# Streamlit runs this script as the module "__main__"; the solvers' processes (ui.jobs) import
+# the parent's main module under another name and must not start the app again.
+if __name__ == "__main__":
+    route()

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ui.comparison import compute_backend
+
 RESULTS_ROOT = Path(__file__).resolve().parent / "results"
 RESULTS_FILE = "results.jsonl"
 
@@ -203,19 +205,6 @@ def read_results(path: Path) -> list[dict]:
     return done
 
 
-@contextlib.contextmanager
-def _backend(scheduler: str | None):
-    """joblib's default backend, or its Dask backend connected to ``scheduler``."""
-    if scheduler is None:
-        yield
-        return
-    import joblib
-    from dask.distributed import Client
-
-    with Client(scheduler) as client, joblib.parallel_backend("dask"):
-        yield client
-
-
 def run_sweep(tasks: list[dict], out: Path, *, n_jobs: int = 1, scheduler: str | None = None,
               progress: bool = True, fresh: bool = False,
               func: Callable[[dict], dict] = evaluate) -> list[dict]:
@@ -251,7 +240,7 @@ def run_sweep(tasks: list[dict], out: Path, *, n_jobs: int = 1, scheduler: str |
     todo = [t for k, t in keyed.items() if k not in done]
     bar = tqdm(total=len(keyed), initial=len(keyed) - len(todo), disable=not progress,
                desc=out.name, unit="fit", dynamic_ncols=True)
-    with _backend(scheduler), jsonl.open("a") as sink:
+    with compute_backend(scheduler), jsonl.open("a") as sink:
         if todo:
             jobs = n_jobs if scheduler is None or n_jobs != 1 else -1
             parallel = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")

@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from ui.widgets import start_page
+from ui.widgets import PAGES, start_page
 
-WATCH = "Watch a solver"
-#: (name, three sentences, paper, pages that show it)
+TITLES = {file: title for file, title, _ in PAGES}
+#: The pages that offer every solver; a teaching page takes one apart (listed per solver).
+EVERY_SOLVER = ("watch", "compare")
+#: (name, three sentences, paper, the teaching page that shows it, by file name in ``pages/``)
 SOLVERS = [
     ("Supervised SVM (SVMBaseline)",
      "A standard SVM trained on the labeled points alone, ignoring the unlabeled ones. Every "
@@ -13,7 +15,7 @@ SOLVERS = [
      "With one label per class its boundary is roughly the perpendicular bisector of the two "
      "labeled points.",
      "Chang & Lin, *LIBSVM: a library for support vector machines*, 2001 (the baseline of all "
-     "five papers)", [WATCH, "Compare solvers"]),
+     "five papers)", []),
     ("∇TSVM (GradientTSVM)",
      "The transductive SVM objective — a margin on the labeled points and a penalty for "
      "unlabeled points inside the margin — minimized by gradient descent on a smooth "
@@ -21,63 +23,63 @@ SOLVERS = [
      "the problem starts nearly supervised. A balancing constraint keeps the classes in the "
      "labeled proportion.",
      "O. Chapelle, A. Zien, *Semi-Supervised Classification by Low Density Separation*, "
-     "AISTATS 2005", [WATCH, "Compare solvers"]),
+     "AISTATS 2005", []),
     ("LDS (low density separation)",
      "∇TSVM run on a new representation of the data: distances along ρ-softened paths through "
      "dense regions, embedded by multidimensional scaling. Points connected by a dense path "
      "become close, so clusters and manifolds become easy to separate. ρ interpolates between "
      "Euclidean (ρ = 0) and the minimax path distance (ρ → ∞).",
      "O. Chapelle, A. Zien, *Semi-Supervised Classification by Low Density Separation*, "
-     "AISTATS 2005", [WATCH, "Compare solvers"]),
+     "AISTATS 2005", []),
     ("Graph-kernel SVM (GraphKernelSVM)",
      "A supervised SVM with the kernel exp(−D^ρ / 2σ²) built on the same path distances D as "
      "LDS. It uses the unlabeled points only through the kernel, not through the loss. The "
      "LDS paper reports it as the 'graph' method.",
      "O. Chapelle, A. Zien, *Semi-Supervised Classification by Low Density Separation*, "
-     "AISTATS 2005", [WATCH, "Compare solvers"]),
+     "AISTATS 2005", []),
     ("TSVM with label switching (LabelSwitchingTSVM)",
      "Joachims' SVMlight transductive SVM: guess labels for the unlabeled points, then "
      "repeatedly swap pairs of labels that lower the objective while C* grows. It is the JTSVM "
      "baseline of the DA and cS3VM papers. Its discrete swaps make it prone to poor local "
      "minima on data like two moons.",
      "T. Joachims, *Transductive Inference for Text Classification using Support Vector "
-     "Machines*, ICML 1999", [WATCH, "Compare solvers"]),
+     "Machines*, ICML 1999", []),
     ("cS3VM (ContinuationS3VM)",
      "Minimizes the S3VM objective after convolving it with a Gaussian of variance γ, convex "
      "for γ ≥ γ0. It lowers γ in eleven geometric steps to γ_end, warm-starting each L-BFGS "
      "minimization from the last. The balancing constraint is met by centring the kernel-PCA "
      "coordinates on the unlabeled mean.",
      "O. Chapelle, M. Chi, A. Zien, *A Continuation Method for Semi-Supervised SVMs*, ICML "
-     "2006", [WATCH, "Continuation (cS3VM)", "Compare solvers"]),
+     "2006", ["continuation"]),
     ("QN-S3VM (QNS3VM)",
      "A smooth S3VM objective with a logistic surrogate of the hinge and exp(−s t²) for the "
      "unlabeled points, minimized by L-BFGS. The unlabeled weight is raised by a sequence α λ' "
      "(Algorithm 1). A subset of r random landmarks (sparse kernel expansion) makes it scale.",
      "F. Gieseke, A. Airola, T. Pahikkala, O. Kramer, *Sparse Quasi-Newton Optimization for "
-     "Semi-Supervised Support Vector Machines*, ICPRAM 2012", [WATCH, "Compare solvers"]),
+     "Semi-Supervised Support Vector Machines*, ICPRAM 2012", []),
     ("DA (DeterministicAnnealingS3VM)",
      "Treats each unknown label as a probability p and adds an entropy term weighted by a "
      "temperature T. Starting hot (T = 10) the problem is convex; T is divided by 1.5 until "
      "every p is 0 or 1, alternating an ordinary weighted SVM / RLS fit with a closed-form "
      "update of p. Hinge, squared hinge and squared losses are available.",
      "V. Sindhwani, S. S. Keerthi, O. Chapelle, *Deterministic Annealing for Semi-supervised "
-     "Kernel Machines*, ICML 2006", ["Deterministic annealing", "Compare solvers"]),
+     "Kernel Machines*, ICML 2006", ["annealing"]),
     ("LapSVM (Newton / PCG)",
      "A convex method: the SVM loss on the labeled points plus an intrinsic norm fᵀLf that "
      "asks f to vary slowly along a k-NN graph of all points. Trained in the primal by "
      "Newton's method or preconditioned conjugate gradient. PCG can stop early, once the "
      "classifier's decisions are stable.",
      "S. Melacci, M. Belkin, *Laplacian Support Vector Machines Trained in the Primal*, JMLR "
-     "2011", [WATCH, "LapSVM early stopping", "Compare solvers"]),
+     "2011", ["early_stopping"]),
     ("LapRLSC",
      "LapSVM's relative with the squared loss on the labeled points instead of the squared "
      "hinge. Its optimum is one linear system, so it is exact in a single solve. It shares "
      "LapSVM's graph and stopping rules.",
      "S. Melacci, M. Belkin, *Laplacian Support Vector Machines Trained in the Primal*, JMLR "
-     "2011, §5", [WATCH, "Compare solvers"]),
+     "2011, §5", []),
 ]
 
-start_page()
+start_page(uses_data=False)
 st.title("About the solvers")
 st.markdown(
     "Semi-supervised SVMs use unlabeled points to place the boundary in a low-density gap "
@@ -89,4 +91,5 @@ st.markdown(
 for name, sentences, paper, pages in SOLVERS:
     st.subheader(name)
     st.markdown(sentences)
-    st.caption(f"Paper: {paper}. Shown on: {', '.join(pages)}.")
+    shown_on = ", ".join(TITLES[file] for file in (*EVERY_SOLVER, *pages))
+    st.caption(f"Paper: {paper}. Shown on: {shown_on}.")

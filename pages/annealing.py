@@ -1,14 +1,11 @@
 """Deterministic annealing: unknown labels become probabilities, frozen as the temperature falls."""
 
-import time
-import warnings
-
 import numpy as np
 import streamlit as st
 
 from toy_data import UNLABELED
-from ui import state
-from ui.caching import boundary_panel, current_data, dataset, grid_features
+from ui import lessons, state
+from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import (
     annealing_curves_figure,
@@ -18,41 +15,10 @@ from ui.figures import (
 )
 from ui.widgets import require_both_classes, start_page
 
-GRID = 40
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)
 LOSSES = {"hinge": "hinge (DA l1)", "squared_hinge": "squared hinge (DA l2)",
           "squared": "squared (DA sqr)"}
-
-
-def _fit(data, labels, **params):
-    from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
-
-    X, _, X2 = dataset(*data)
-    model = DeterministicAnnealingS3VM(**params)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        # Fixed T stops after one temperature by design, which the solver reports as a
-        # ConvergenceWarning (entropy not yet below eps); the state is still the answer.
-        warnings.simplefilter("ignore")
-        states = list(model.trace(X, np.asarray(labels)))
-    return model, states, time.perf_counter() - start
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def annealing_run(data: tuple, labels: tuple, loss: str, lam: float):
-    """DA with Table 1's schedule (T0 = 10, R = 1.5): model, states, seconds, grid features."""
-    model, states, seconds = _fit(data, labels, loss=loss, lam=lam)
-    X, _, X2 = dataset(*data)
-    grid = grid_features(model, X, X2, GRID)
-    return model, states, seconds, grid
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def fixed_temperature_run(data: tuple, labels: tuple, loss: str, lam: float, T: float):
-    """DA at one fixed temperature (Table 5: no annealing): its final state and time."""
-    _, states, seconds = _fit(data, labels, loss=loss, lam=lam, T0=T, max_stages=1)
-    return states[-1], seconds
 
 
 start_page()
@@ -87,12 +53,8 @@ require_both_classes(labels, "DA")
 
 data, label_key = state.data_description(), tuple(labels.tolist())
 loss, lam = st.session_state[state.DA_LOSS], float(st.session_state[state.DA_LAM])
-try:
-    with st.spinner("Annealing…", show_time=True):
-        model, states, seconds, grid = annealing_run(data, label_key, loss, lam)
-except ValueError as error:
-    st.error(f"{error}")
-    st.stop()
+model, states, seconds, grid = computed(lessons.annealing_run, data, label_key, loss, lam,
+                                       what="Annealing…")
 
 ends = [s for s in states if s.event == "stage_end"]
 temperatures = [s.stage_value for s in ends]
@@ -148,10 +110,10 @@ cells[3].metric("run time", f"{seconds:.2f} s")
 st.subheader("3 · Does the annealing matter? DA against fixed T")
 fixed = sorted(st.session_state[state.DA_FIXED_T], reverse=True)
 runs = [("DA (annealed)", states[-1], seconds)]
-with st.spinner("Running at fixed temperatures…", show_time=True):
-    for T in fixed:
-        final, took = fixed_temperature_run(data, label_key, loss, lam, float(T))
-        runs.append((f"fixed T = {T:g}", final, took))
+for T, final, took in computed(lessons.fixed_temperature_runs, data, label_key, loss, lam,
+                               tuple(float(T) for T in fixed),
+                               what="Running at fixed temperatures…"):
+    runs.append((f"fixed T = {T:g}", final, took))
 st.dataframe(
     [{"method": name,
       "unlabeled error (%)": round(100 * unlabeled_error(s.train_decision, labels, y_true), 1),

@@ -1,12 +1,19 @@
 """Compare: every solver on the same data over several random label draws."""
 
+import os
+
 import streamlit as st
 
-from ui import state
-from ui.caching import current_data
-from ui.comparison import BASELINE, compare_solvers, rows_to_csv, summarize
+from ui import lessons, state
+from ui.caching import computed, current_data, forget_job, lesson_key
+from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
-from ui.widgets import SOLVERS, start_page
+from ui.widgets import SOLVERS, Param, number_box, problems, start_page
+
+DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
+              integer=True)
+PER_CLASS = Param("per_class", "labels per class in each draw", 1, "The DA paper's Table 2 "
+                  "labels one point per class.", low=1, high=20, integer=True)
 
 start_page()
 st.title("Compare solvers")
@@ -28,35 +35,46 @@ state.keep_teaching_widgets(state.COMPARE_DRAWS, state.COMPARE_PER_CLASS, state.
 
 with st.form(state.COMPARE_FORM, border=False):
     first, second = st.columns(2)
-    first.number_input("k (label draws)", min_value=1, max_value=50, step=1,
-                       key=state.COMPARE_DRAWS, help="The DA paper's Table 2 uses 10.")
-    second.number_input("labels per class in each draw", min_value=1, max_value=20, step=1,
-                        key=state.COMPARE_PER_CLASS)
+    number_box(first, DRAWS, state.COMPARE_DRAWS)
+    number_box(second, PER_CLASS, state.COMPARE_PER_CLASS)
     st.multiselect("solvers (the supervised SVM baseline always runs)", choices,
                    key=state.COMPARE_SOLVERS, format_func=titles.get)
     submitted = st.form_submit_button("Run the comparison", type="primary")
 
-description = (state.data_description(), int(st.session_state[state.COMPARE_DRAWS]),
-               int(st.session_state[state.COMPARE_PER_CLASS]),
+cluster = os.environ.get(SCHEDULER_VARIABLE) or None
+if cluster is not None:
+    # The address comes from the server's environment only: a cluster returns pickled
+    # results, so the page must not connect to an address a visitor typed.
+    state.keep_teaching_widgets(state.COMPARE_ON_CLUSTER)
+    st.sidebar.toggle("run the comparison on the Dask cluster", key=state.COMPARE_ON_CLUSTER,
+                      help=f"The scheduler at {cluster} (set by {SCHEDULER_VARIABLE}); off: "
+                           "two solver processes on this server.")
+    st.sidebar.caption(f"Dask scheduler: `{cluster}`")
+scheduler = cluster if st.session_state.get(state.COMPARE_ON_CLUSTER) else None
+
+description = (state.data_description(), st.session_state[state.COMPARE_DRAWS],
+               st.session_state[state.COMPARE_PER_CLASS],
                tuple(st.session_state[state.COMPARE_SOLVERS]))
 stored = st.session_state.get(state.COMPARE_RESULTS)
+if submitted and (found := problems([(DRAWS, description[1]), (PER_CLASS, description[2])])):
+    st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run the comparison** "
+             "again.")
+    st.stop()
 if submitted:
+    forget_job(lesson_key(lessons.comparison, (*description, scheduler)))  # run it again
+    st.session_state[state.COMPARE_RESULTS] = {"key": description, "scheduler": scheduler,
+                                                "rows": None}
+    stored = st.session_state[state.COMPARE_RESULTS]
+if stored is not None and stored["rows"] is None:  # running, or interrupted by a rerun
     bar = st.progress(0.0, text="Starting the workers…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"{done} of {total} runs finished")
 
-    try:
-        rows = compare_solvers(X, y_true, description[3], k=description[1],
-                               n_per_class=description[2], random_state=description[0][3],
-                               progress=progress)
-    except ValueError as error:
-        bar.empty()
-        st.error(f"{error}")
-        st.stop()
+    where = "on the Dask cluster" if stored["scheduler"] else "in two solver processes"
+    stored["rows"] = computed(lessons.comparison, *stored["key"], stored["scheduler"],
+                              what=f"Comparing {where}…", progress=progress, parallel=True)
     bar.empty()
-    stored = {"key": description, "rows": rows}
-    st.session_state[state.COMPARE_RESULTS] = stored
 
 if stored is None:
     st.info("Choose k and the solvers, then press **Run the comparison** (about a second per "

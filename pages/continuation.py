@@ -1,35 +1,17 @@
 """Continuation (cS3VM): watch the smoothed objective L_γ lose its smoothing, γ by γ."""
 
-import time
-import warnings
-
 import numpy as np
 import streamlit as st
 
-from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
-from ui import state
-from ui.caching import boundary_panel, current_data, dataset, grid_features
+from s3vm_core.solvers.continuation import smoothed_objective_along_line
+from ui import lessons, state
+from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import boundary_multiples_figure, landscape_figure, objective_path_figure
 from ui.widgets import require_both_classes, start_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8
-GRID = 40
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def continuation_run(data: tuple, labels: tuple, C: float):
-    """Trace cS3VM (C* = C, §4) on the data; the fitted model, its states and the time."""
-    X, _, X2 = dataset(*data)
-    model = ContinuationS3VM(C=C)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a ConvergenceWarning still leaves a usable path
-        states = list(model.trace(X, np.asarray(labels)))
-    seconds = time.perf_counter() - start
-    grid = grid_features(model, X, X2, GRID)
-    return model, states, seconds, grid
 
 
 def slice_curves(model, states, direction: str, span: float):
@@ -76,13 +58,9 @@ right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0
 
 require_both_classes(labels, "cS3VM")
 
-try:
-    with st.spinner("Running cS3VM…", show_time=True):
-        model, states, seconds, grid = continuation_run(
-            state.data_description(), tuple(labels.tolist()), float(st.session_state[state.CONT_C]))
-except ValueError as error:
-    st.error(f"{error}")
-    st.stop()
+model, states, seconds, grid = computed(
+    lessons.continuation_run, state.data_description(), tuple(labels.tolist()),
+    float(st.session_state[state.CONT_C]), what="Running cS3VM…")
 
 final = states[-1]
 error = unlabeled_error(final.train_decision, labels, y_true)

@@ -7,11 +7,12 @@ from toy_data import UNLABELED, pick_labeled
 from ui import state
 from ui.caching import current_data, display_grid
 from ui.figures import labeling_figure
-from ui.widgets import start_page
+from ui.widgets import Param, number_box, start_page
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
-BRUSHES = {1: "■ class 1 (blue)", 0: "◆ class 0 (vermillion)", UNLABELED: "○ unlabel"}
+#: What a click gives, in the order of the counters beside (class 0, class 1, unlabeled).
+BRUSHES = {0: "◆ class 0 (vermillion)", 1: "■ class 1 (blue)", UNLABELED: "○ unlabel"}
 #: What a click on empty space adds: (true class, labeled), or nothing.
 ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
              (0, True): "◆ a labeled point of class 0", (1, False): "an unlabeled point of class 1",
@@ -34,12 +35,17 @@ def on_select() -> None:
         state.add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
 
 
+#: No help text: a "Help for k labels per class" button would share the box's accessible name.
+K_PER_CLASS = Param("k", "k labels per class", 1, "", low=1, high=50, integer=True)
+
+
 def pick_random(y_true) -> None:
     try:
-        state.set_labels(pick_labeled(y_true, int(st.session_state[state.K_PER_CLASS]),
+        k = K_PER_CLASS.check(st.session_state[state.K_PER_CLASS])
+        state.set_labels(pick_labeled(y_true, k,
                                       random_state=int(np.random.default_rng().integers(2**31))))
     except ValueError as error:
-        state.report_error(str(error))
+        state.report_error(f"{error} No labels were picked.")
 
 
 start_page()
@@ -83,7 +89,7 @@ st.caption(
 )
 
 left, middle, right = st.columns([2, 2, 2])
-left.number_input("k labels per class", min_value=1, max_value=50, key=state.K_PER_CLASS)
+number_box(left, K_PER_CLASS, state.K_PER_CLASS)
 middle.button("Pick k random labels per class", on_click=pick_random, args=(y_true,),
               key=state.PICK_RANDOM,
               width="stretch")

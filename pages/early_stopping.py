@@ -1,54 +1,16 @@
 """LapSVM early stopping: when is preconditioned conjugate gradient done enough?"""
 
-import time
-import warnings
-
 import numpy as np
 import streamlit as st
 
-from s3vm_core import LapSVM
-from toy_data import UNLABELED
-from ui import state
-from ui.caching import boundary_panel, current_data, dataset, grid_features
+from ui import lessons, state
+from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
 from ui.widgets import require_both_classes, start_page
 
-GRID = 40
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int):
-    """PCG run to the end with every criterion recorded, and the Newton optimum.
-
-    The validation set is ``n_val`` unlabeled training points with their true labels (drawn
-    with the data's seed), the labeled validation set of Algorithm 3.
-    """
-    X, y_true, X2 = dataset(*data)
-    labels = np.asarray(labels)
-    candidates = np.flatnonzero(labels == UNLABELED)
-    rng = np.random.default_rng(data[3])
-    chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
-    val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}
-    pcg = LapSVM(solver="pcg", gamma_I=gamma_I)
-    states, times = [], []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # max_iter without convergence is part of the story
-        start = time.perf_counter()
-        for s in pcg.trace(X, labels, **val):
-            states.append(s)
-            times.append(time.perf_counter() - start)
-        newton = LapSVM(solver="newton", gamma_I=gamma_I)
-        start = time.perf_counter()
-        newton_states = list(newton.trace(X, labels))
-        newton_seconds = time.perf_counter() - start
-    grid = grid_features(pcg, X, X2, GRID)
-    return {"states": states, "times": times, "stops": dict(pcg.stop_iterations_),
-            "stopped_by": pcg.stopped_by_, "newton": newton_states[-1],
-            "newton_steps": newton.n_iter_, "newton_seconds": newton_seconds, "grid": grid,
-            "validation": chosen}
 
 
 start_page()
@@ -72,14 +34,9 @@ right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=
 
 require_both_classes(labels, "LapSVM")
 
-try:
-    with st.spinner("Running PCG and Newton…", show_time=True):
-        run = early_stopping_run(state.data_description(), tuple(labels.tolist()),
-                                 float(st.session_state[state.ES_GAMMA_I]),
-                                 int(st.session_state[state.ES_N_VAL]))
-except ValueError as error:
-    st.error(f"{error}")
-    st.stop()
+run = computed(lessons.early_stopping_run, state.data_description(), tuple(labels.tolist()),
+               float(st.session_state[state.ES_GAMMA_I]), int(st.session_state[state.ES_N_VAL]),
+               what="Running PCG and Newton…")
 
 states = [s for s in run["states"] if s.event in ("init", "iter")]
 times = [t for s, t in zip(run["states"], run["times"], strict=True)
@@ -136,30 +93,31 @@ st.caption(
     "t = 0 (log scale). They fall smoothly for hundreds of iterations and say nothing about "
     "when the *classifier* stops changing. Right: the checks of §4.1 — the stability τ "
     "(fraction of unlabeled decisions changed since the last check) and the validation error "
-    "— beside the true unlabeled error (dashed). Each dotted vertical line is one rule's "
-    "first 'stop'; a rule with no line never fired within the run."
+    "— beside the true unlabeled error (dashed), up to where they stop changing. Each dotted "
+    "vertical line is one rule's first 'stop'; a rule with no line never fired within the run."
 )
+
+
+
+def table_row(rule: str, stops_at: str, seconds: float | None, error: float | None) -> dict:
+    """A row of the table; a rule that never fired has no time and no error there ("—")."""
+    return {"stopping rule": rule, "stops at iteration": stops_at,
+            "time (s)": "—" if seconds is None else f"{seconds:.4f}",
+            "unlabeled error there (%)": "—" if error is None else f"{100 * error:.1f}",
+            "error of the optimum (%)": f"{100 * optimum_error:.1f}"}
+
 
 position = {s.iteration: k for k, s in enumerate(states)}
 rows = []
 for name, at in stops.items():
     k = position.get(at) if at is not None else None
-    rows.append({
-        "stopping rule": CRITERION_TITLES.get(name, name),
-        "stops at iteration": "never" if k is None else str(at),
-        "time (s)": None if k is None else round(times[k], 4),
-        "unlabeled error there (%)": None if k is None else round(100 * errors[k], 1),
-        "error of the optimum (%)": round(100 * optimum_error, 1),
-    })
-rows.append({"stopping rule": f"PCG to the end ({run['stopped_by']})",
-             "stops at iteration": str(int(iterations[-1])), "time (s)": round(times[-1], 4),
-             "unlabeled error there (%)": round(100 * errors[-1], 1),
-             "error of the optimum (%)": round(100 * optimum_error, 1)})
-rows.append({"stopping rule": "Newton's method (§3.1)",
-             "stops at iteration": f"{run['newton_steps']} Newton steps",
-             "time (s)": round(run["newton_seconds"], 4),
-             "unlabeled error there (%)": round(100 * optimum_error, 1),
-             "error of the optimum (%)": round(100 * optimum_error, 1)})
+    rows.append(table_row(CRITERION_TITLES.get(name, name), "never" if k is None else str(at),
+                          None if k is None else times[k], None if k is None else errors[k]))
+rows.append(table_row(f"PCG to the end ({run['stopped_by']})", str(int(iterations[-1])),
+                      times[-1], errors[-1]))
+steps = run["newton_steps"]
+rows.append(table_row("Newton's method (§3.1)", f"{steps} Newton step{'' if steps == 1 else 's'}",
+                      run["newton_seconds"], optimum_error))
 st.dataframe(rows, hide_index=True, width="stretch")
 st.caption(
     f"Thresholds: τ < 1.5 % for stability (Algorithm 2), one more validation point right per "

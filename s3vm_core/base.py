@@ -16,6 +16,8 @@ The generator in ``trace()`` is the only loop; ``fit()`` simply exhausts it.
 
 from __future__ import annotations
 
+import inspect
+import math
 from functools import cache
 from numbers import Integral, Real
 
@@ -23,20 +25,79 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from s3vm_core.kernels import KERNELS, default_sigma, kernel_matrix
-from s3vm_core.problem import Problem, check_finite, make_problem
+from s3vm_core.kernels import (
+    KERNELS,
+    check_kernel_spread,
+    default_sample,
+    default_sigma,
+    kernel_matrix,
+)
+from s3vm_core.problem import Problem, check_finite, check_scale, largest_value, make_problem
 from s3vm_core.trace import SolverState, thin
+
+
+class Bounded(Interval):
+    """A scikit-learn ``Interval`` whose error message also says why the bounds are there.
+
+    ``why`` completes the sentence "The 'p' parameter of LapSVM must be an int in the range
+    [1, 10] (...)": the paper's range, the cost that explodes, or the float64 limit.
+    """
+
+    def __init__(self, type, left, right, *, closed, why: str):
+        super().__init__(type, left, right, closed=closed)
+        self.why = why
+
+    def __str__(self):
+        kind = "an int" if self.type is Integral else "a float"
+        left = "[" if self.closed in ("left", "both") else "("
+        right = "]" if self.closed in ("right", "both") else ")"
+        return (f"{kind} in the range {left}{self.left:g}, {self.right:g}{right} "
+                f"({self.why})")
+
+
+#: Largest iteration limits accepted (``max_iter``-like parameters): one more iteration never
+#: costs less than a product with the data, so beyond these a fit is a hang, not a fit.
+ITERATION_LIMIT = 100_000
+
+#: Cost parameters (C, C*, gamma_A, ...): their ratio to the regularizer's weight 1 is what
+#: matters. Beyond 1e10 the regularizer falls below the round-off of the objective's other terms
+#: (float64 keeps 16 digits) and the solvers only slow down; the papers use 1e-6 .. 1e2.
+COST_RANGE = (1e-10, 1e10)
+
+
+def iteration_limit(default: int) -> Bounded:
+    """The constraint of a ``max_iter``-like parameter (see ``ITERATION_LIMIT``)."""
+    return Bounded(Integral, 1, ITERATION_LIMIT, closed="both",
+                   why=f"the default is {default}; more iterations than this are a hang")
+
+
+def cost(name: str = "a cost") -> Bounded:
+    """The constraint of a cost parameter (see ``COST_RANGE``)."""
+    low, high = COST_RANGE
+    return Bounded(Real, low, high, closed="both",
+                   why=f"{name} beyond {high:g} or below {low:g} is lost in float64 round-off "
+                       "against the other terms of the objective")
+
+
+#: The width s of the unlabeled loss exp(-s t^2) (s = 3 in the cS3VM, LDS and QN-S3VM papers):
+#: below 1e-3 the loss is flat over outputs of order 1, above 1e3 it is a spike at t = 0 that
+#: no gradient step can see.
+UNLABELED_WIDTH = Bounded(Real, 1e-3, 1e3, closed="both",
+                          why="the papers use s = 3; outside this range exp(-s t^2) is flat or a "
+                              "spike over outputs of order 1")
 
 #: Parameter constraints shared by every kernel solver (scikit-learn's validation).
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions(set(KERNELS))],
-    "sigma": [Interval(Real, 0, None, closed="neither"), None],
-    "degree": [Interval(Integral, 1, None, closed="left")],
-    "coef0": [Interval(Real, 0, None, closed="left")],
+    "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
+    "degree": [Bounded(Integral, 1, 100, closed="both",
+                       why="the LapSVM paper's largest is 9; higher powers of <x, z> + coef0 "
+                           "overflow or vanish unless it stays within a few percent of 1")],
+    "coef0": [Interval(Real, 0, np.inf, closed="left")],
 }
 
 
@@ -116,7 +177,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             ``features()`` can be called before the first state is drawn. Exhausting the
             generator leaves the estimator fitted on its "final" state.
         """
-        if not isinstance(every, Integral) or every < 1:
+        if isinstance(every, bool) or not isinstance(every, Integral) or every < 1:
             raise ValueError(f"every must be a positive integer, got {every!r}.")
         self._validate_params()
         for attribute in ("coef_", "intercept_", "transduction_"):
@@ -127,6 +188,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
         )
         problem = make_problem(X, y)
+        self._largest_value = largest_value(X)
         self.classes_ = problem.classes
         self._setup(problem, **fit_params)
         self._features_ready = True
@@ -150,12 +212,21 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             ensure_all_finite=False,
         )
         check_finite(X)
-        return self._features(X)
+        check_scale(X, training=False)
+        F = self._features(X)
+        if not _all_finite(F):
+            raise self._far_points_error(X, "features")
+        return F
 
     def decision_function(self, X) -> np.ndarray:
         """Signed distance-like score; positive means ``classes_[1]``."""
         check_is_fitted(self, "coef_")
-        return self.features(X) @ self.coef_ + self.intercept_
+        F = self.features(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below, as a sentence
+            decision = F @ self.coef_ + self.intercept_
+        if not _all_finite(decision):
+            raise self._far_points_error(X, "decision values")
+        return decision
 
     def predict(self, X) -> np.ndarray:
         """Class labels of ``X``."""
@@ -167,6 +238,55 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = self._accepts_sparse
         return tags
+
+    def _validate_params(self):
+        """scikit-learn's validation, after refusing a bool where a number is expected.
+
+        ``True`` is an ``int`` to Python, so ``n_components=True`` would pass as 1.
+        """
+        for name, value in self.get_params(deep=False).items():
+            if isinstance(value, bool | np.bool_) and "boolean" not in (
+                    self._parameter_constraints.get(name, ["boolean"])):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, not "
+                    f"the boolean {value!r}."
+                )
+        super()._validate_params()
+
+    # -- the rule: no state, feature or decision is ever a non-finite number ----------------
+
+    def _check_finite_state(self, state: SolverState, index: int) -> None:
+        """Refuse a state whose decision function or objective is not finite (NaN or inf)."""
+        if not (_all_finite(state.train_decision) and _all_finite(state.coef)
+                and math.isfinite(state.intercept) and math.isfinite(state.objective)):
+            raise ValueError(
+                f"{type(self).__name__} computed numbers that are not finite (floating point "
+                f"overflowed) at step {index} of its path, so it has no usable decision "
+                f"function. {self._what_to_change()}"
+            )
+
+    def _what_to_change(self) -> str:
+        """The sentence that names what to change: the numeric parameters the user moved away
+        from their defaults, and the data scale."""
+        defaults = inspect.signature(type(self).__init__).parameters
+        changed = [
+            f"{name}={value!r}" for name, value in self.get_params(deep=False).items()
+            if _is_numeric_constraint(self._parameter_constraints.get(name, ()))
+            and name in defaults and repr(value) != repr(defaults[name].default)
+        ]
+        scale = (f"rescale X (its largest absolute value is {self._largest_value:.3g}) so that "
+                 "its values are of order 1, for example by standardizing each feature")
+        if not changed:
+            return scale[0].upper() + scale[1:] + "."
+        return f"Bring {', '.join(changed)} closer to the default, or {scale}."
+
+    def _far_points_error(self, X, what: str) -> ValueError:
+        return ValueError(
+            f"The {what} of these points are not finite numbers: their values (largest "
+            f"absolute value {largest_value(X):.3g}) are too far outside the training data's "
+            f"scale (largest {self._largest_value:.3g}) for floating point. Rescale them like "
+            "the training data."
+        )
 
     # -- helpers for solvers --------------------------------------------------------------
 
@@ -189,7 +309,8 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
         def counted(states):
             nonlocal iterations
-            for state in states:
+            for index, state in enumerate(states):
+                self._check_finite_state(state, index)
                 iterations += state.event == "iter"
                 yield state
 
@@ -209,12 +330,20 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_kernel(self, X, centers=None) -> None:
         """Resolve ``sigma_`` (LDS paper §2.3.2 default when ``sigma`` is None) and keep the
-        kernel's expansion points ``centers`` (default: all of ``X``)."""
+        kernel's expansion points ``centers`` (default: all of ``X``).
+
+        Kernel parameters that give every pair of points the same value are refused here, on
+        the ``default_sample`` rows (the linear kernel of distinct points never does that).
+        """
         if self.kernel == "rbf":
             self.sigma_ = default_sigma(X) if self.sigma is None else float(self.sigma)
         else:
             self.sigma_ = None
         self.X_fit_ = X if centers is None else centers
+        if self.kernel != "linear":
+            sample = X[default_sample(X.shape[0])]
+            check_kernel_spread(self._kernel(sample, sample), self.kernel, self.sigma_,
+                                self.degree, self.coef0)
 
     def _kernel(self, A, B=None) -> np.ndarray:
         """Kernel matrix ``k(A, B)`` with the fitted parameters (``B`` defaults to ``X_fit_``)."""
@@ -232,3 +361,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     def _iterate(self, problem: Problem):
         raise NotImplementedError
+
+
+def _all_finite(a) -> bool:
+    return bool(np.all(np.isfinite(a.data if sp.issparse(a) else a)))
+
+
+def _is_numeric_constraint(constraints) -> bool:
+    return any(isinstance(c, Interval) or c == "array-like" for c in constraints)

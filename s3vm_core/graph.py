@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_core.kernels import distances, gaussian
+
 
 def check_n_neighbors(n_neighbors: int, n: int) -> None:
     """Refuse a k-NN graph that cannot be built: each point needs k other points."""
@@ -24,6 +26,23 @@ def knn_distance_graph(X, n_neighbors: int) -> sp.csr_matrix:
     check_n_neighbors(n_neighbors, X.shape[0])
     G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
     return G.maximum(G.T).tocsr()
+
+
+def _knn_edges(X, n_neighbors: int):
+    """The edges ``(rows, cols, distances)`` of the symmetric k-NN graph, both directions.
+
+    Built from the neighbour pattern rather than from a distance matrix, so that an edge
+    between two coincident points (distance 0, the strongest Gaussian weight) stays an edge.
+    """
+    from sklearn.neighbors import kneighbors_graph
+
+    check_n_neighbors(n_neighbors, X.shape[0])
+    pattern = kneighbors_graph(X, n_neighbors, mode="connectivity", include_self=False)
+    rows, cols = pattern.maximum(pattern.T).nonzero()
+    differences = X[rows] - X[cols]
+    if sp.issparse(differences):
+        return rows, cols, np.sqrt(np.asarray(differences.power(2).sum(axis=1)).ravel())
+    return rows, cols, np.linalg.norm(differences, axis=1)
 
 
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
@@ -52,19 +71,28 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     """
     if weights not in ("gaussian", "binary"):
         raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
-    distances = knn_distance_graph(X, n_neighbors)
-    W = distances.copy()
+    n = X.shape[0]
+    rows, cols, distances = _knn_edges(X, n_neighbors)
     if weights == "binary":
-        W.data = np.ones_like(W.data)
+        values = np.ones_like(distances)
     else:
-        width = float(np.mean(distances.data)) if graph_sigma is None else float(graph_sigma)
-        if width <= 0:
+        mean_distance = float(np.mean(distances))
+        width = mean_distance if graph_sigma is None else float(graph_sigma)
+        if not width > 0:
             raise ValueError(
                 "The neighbours all coincide (zero distances), so no Gaussian weight width can "
                 "be derived. Remove duplicate points, set graph_sigma, or use binary weights."
             )
-        W.data = np.exp(-0.5 * (W.data / width) ** 2)
-    W.eliminate_zeros()
+        values = gaussian(distances**2, width)
+        if not np.any(values > 0):
+            raise ValueError(
+                f"graph_sigma={width:.3g} is so much smaller than the distances between "
+                f"neighbours (mean {mean_distance:.3g}) that every edge weight "
+                "exp(-d^2 / (2 graph_sigma^2)) is 0: the graph has no edge left. Choose a "
+                "larger graph_sigma, or None for the mean neighbour distance."
+            )
+    W = sp.csr_matrix((values, (rows, cols)), shape=(n, n))
+    W.eliminate_zeros()  # weights that underflow to 0 are no edges
     return W
 
 
@@ -144,10 +172,8 @@ def _minimax_distances(X, n_neighbors: int | None) -> np.ndarray:
     minimum spanning tree — the cophenetic distance of single linkage (an ultrametric)."""
     from scipy.cluster.hierarchy import cophenet, linkage
     from scipy.spatial.distance import squareform
-    from sklearn.metrics.pairwise import euclidean_distances
-
     if n_neighbors is None:
-        d = euclidean_distances(X)
+        d = distances(X, X)
     else:
         G = knn_distance_graph(X, n_neighbors)
         _check_connected(G)
@@ -186,7 +212,6 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.n
         Path distances (not squared): the paper's ``D^rho`` is ``P**2``.
     """
     from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
-    from sklearn.metrics.pairwise import euclidean_distances
 
     from s3vm_core.problem import check_dense_memory
 
@@ -197,8 +222,8 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.n
         return _minimax_distances(X, n_neighbors)
     if n_neighbors is None:
         if rho == 0.0:  # the direct edge is shortest (triangle inequality)
-            return euclidean_distances(X)
-        d = euclidean_distances(X)
+            return distances(X, X)
+        d = distances(X, X)
         np.fill_diagonal(d, 0.0)
         G = None
     else:
@@ -210,7 +235,7 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None) -> np.n
     largest = rho * float(d.max(initial=0.0))
     if largest > _RHO_EXP_LIMIT:
         raise ValueError(
-            f"rho times the longest edge is {largest:.0f}: the edge lengths exp(rho d) - 1 of "
+            f"rho times the longest edge is {largest:.3g}: the edge lengths exp(rho d) - 1 of "
             "the LDS paper would be infinite in floating point (above exp(690)). Use a smaller "
             "rho, rescale X, or rho=np.inf, the limit the paper handles exactly (minimax path "
             "distance)."
@@ -274,15 +299,13 @@ def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = 
     -------
     ndarray of shape (n_new, n)
     """
-    from sklearn.metrics.pairwise import euclidean_distances
-
     rho = _check_rho(rho)
     X_new = np.asarray(X_new, dtype=float)
     n = X.shape[0]
     hops = min(n_hops if n_neighbors is None else n_neighbors, n)
     out = np.empty((X_new.shape[0], n))
     for start in range(0, X_new.shape[0], chunk):
-        d = euclidean_distances(X_new[start:start + chunk], X)
+        d = distances(X_new[start:start + chunk], X)
         near = np.argpartition(d, hops - 1, axis=1)[:, :hops]
         d_near = np.take_along_axis(d, near, axis=1)
         via = _rho_join(d_near[:, :, None], P[near], rho).min(axis=1)

@@ -12,10 +12,16 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from s3vm_core.problem import check_dense_memory
 
 KERNELS = ("rbf", "linear", "poly")
+
+#: Largest kernel value accepted. The solvers square and sum kernel values (norms, quadratic
+#: forms ``alpha^T K alpha``, the products ``K L K`` of LapSVM's Newton step), and that must
+#: stay far below float64's largest number, about 1e308.
+KERNEL_LIMIT = 1e100
 
 #: Points used to estimate the default sigma and C; the median of ~500k pairwise distances and
 #: the feature-space variance are already stable to a fraction of a percent.
@@ -23,41 +29,134 @@ _DEFAULT_SAMPLE = 1000
 
 
 def squared_distances(X, Z) -> np.ndarray:
-    """Squared Euclidean distances ``||x_i - z_j||^2``, clipped at zero against round-off."""
+    """Squared Euclidean distances ``||x_i - z_j||^2``, clipped at zero against round-off.
+
+    Dense points are first moved so that ``Z``'s mean is the origin: distances do not change,
+    but ``||x||^2 + ||z||^2 - 2 <x, z>`` would lose the digits of an offset far from the origin
+    (data around 1e6 get errors of 1e-4 in ``||x - z||^2``, enough to make an RBF kernel
+    indefinite and QN-S3VM's objective unbounded below).
+    """
     check_dense_memory(X.shape[0], Z.shape[0], "distance matrix")
-    D2 = euclidean_distances(X, Z, squared=True)
+    same = X is Z  # then scikit-learn sets the diagonal to exactly 0
+    if not (sp.issparse(X) or sp.issparse(Z)):
+        center = np.mean(Z, axis=0)
+        X = X - center
+        Z = X if same else Z - center
+    D2 = euclidean_distances(X, None if same else Z, squared=True)
     return np.maximum(D2, 0.0, out=D2)
 
 
+def distances(X, Z) -> np.ndarray:
+    """Euclidean distances ``||x_i - z_j||`` (see ``squared_distances``)."""
+    return np.sqrt(squared_distances(X, Z))
+
+
+def gaussian(D2, sigma: float, out=None) -> np.ndarray:
+    """``exp(-D2 / (2 sigma^2))`` of squared distances ``D2``, for any sigma > 0.
+
+    Dividing by sigma twice (not by ``sigma**2``, which overflows or underflows to 0 for
+    extreme widths) keeps ``0 / sigma^2 = 0`` exact: a tiny sigma gives the identity matrix and
+    a huge one a matrix of ones, the kernel's true limits, never NaN. ``out`` may be ``D2``.
+    """
+    with np.errstate(over="ignore", under="ignore"):  # exp(-inf) = 0 is the exact limit
+        K = np.divide(D2, sigma, out=out)
+        K /= -2.0 * sigma
+        return np.exp(K, out=K)
+
+
 def rbf_kernel(X, Z, sigma: float) -> np.ndarray:
-    """Gaussian kernel ``exp(-||x - z||^2 / (2 sigma^2))``."""
-    K = squared_distances(X, Z)
-    K *= -0.5 / sigma**2
-    return np.exp(K, out=K)
+    """Gaussian kernel ``exp(-||x - z||^2 / (2 sigma^2))`` (see ``gaussian``)."""
+    D2 = squared_distances(X, Z)
+    return gaussian(D2, sigma, out=D2)
 
 
 def linear_kernel(X, Z) -> np.ndarray:
-    """Inner products ``<x, z>`` (dense result, sparse inputs allowed)."""
+    """Inner products ``<x, z>`` (dense result, sparse inputs allowed).
+
+    Within ``problem.DATA_SCALE`` they stay finite; ``kernel_matrix`` refuses any beyond
+    ``KERNEL_LIMIT``.
+    """
     check_dense_memory(X.shape[0], Z.shape[0])
     K = X @ Z.T
     return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
 
 
 def polynomial_kernel(X, Z, degree: int = 3, coef0: float = 1.0) -> np.ndarray:
-    """Polynomial kernel ``(<x, z> + coef0)^degree``."""
-    return (linear_kernel(X, Z) + coef0) ** degree
+    """Polynomial kernel ``(<x, z> + coef0)^degree``.
+
+    Raises ``ValueError`` naming ``degree``, ``coef0`` and the data scale when its values pass
+    ``KERNEL_LIMIT``.
+    """
+    K = linear_kernel(X, Z)
+    K += coef0
+    with np.errstate(over="ignore", invalid="ignore"):  # checked just below, as a sentence
+        K **= int(degree)
+    if not np.all(np.abs(K) <= KERNEL_LIMIT):
+        largest = float(np.max(np.abs(linear_kernel(X, Z)), initial=0.0))
+        raise ValueError(
+            f"The polynomial kernel (<x, z> + coef0)^degree is too large for floating point: "
+            f"with degree={int(degree)} and coef0={coef0:.3g}, and inner products <x, z> up "
+            f"to {largest:.3g}, its values exceed {KERNEL_LIMIT:g}. Choose a smaller degree or "
+            "coef0, or rescale X so that its inner products are of order 1."
+        )
+    return K
 
 
 def kernel_matrix(X, Z, kernel: str, sigma: float | None = None, degree: int = 3,
                   coef0: float = 1.0) -> np.ndarray:
-    """Dispatch to the kernel named ``kernel`` (one of ``KERNELS``)."""
+    """Dispatch to the kernel named ``kernel`` (one of ``KERNELS``).
+
+    The result is always finite and at most ``KERNEL_LIMIT`` in absolute value: a kernel
+    beyond it is a ``ValueError`` that names the parameter or the data scale to change.
+    """
     if kernel == "rbf":
         return rbf_kernel(X, Z, sigma)
-    if kernel == "linear":
-        return linear_kernel(X, Z)
     if kernel == "poly":
         return polynomial_kernel(X, Z, degree, coef0)
-    raise ValueError(f"Unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}.")
+    if kernel != "linear":
+        raise ValueError(f"Unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}.")
+    K = linear_kernel(X, Z)
+    if not np.all(np.abs(K) <= KERNEL_LIMIT):
+        raise ValueError(
+            f"The inner products <x, z> of the points reach {np.max(np.abs(K)):.3g}, too "
+            f"large for the solvers (above {KERNEL_LIMIT:g}). Rescale X (for example "
+            "standardize each feature) so that its values are of order 1."
+        )
+    return K
+
+
+#: Why a kernel matrix can give every pair of (distinct) points the same value.
+FLAT_KERNEL = (
+    "The kernel gives every pair of points the same value (zero variance in feature space), so "
+    "there is nothing to separate: its parameters wash out the distances between the points. "
+    "Choose a smaller sigma (None takes the median pairwise distance), or for the polynomial "
+    "kernel a smaller coef0 or degree."
+)
+
+
+def check_kernel_spread(K, kernel: str, sigma: float | None = None, degree: int = 3,
+                        coef0: float = 1.0) -> None:
+    """Refuse a kernel matrix of distinct training points whose entries are all equal.
+
+    A Gaussian width far larger than the data's spread rounds every value to 1, and a
+    polynomial offset far larger than the inner products makes every value the same: no
+    solver can tell the points apart then, and each would silently predict one class.
+    """
+    if np.ptp(K) > 0:
+        return
+    if kernel == "rbf":
+        raise ValueError(
+            f"sigma={sigma:.3g} is so much larger than the distances between the points that "
+            "every kernel value rounds to 1, so the kernel cannot tell the points apart. Choose "
+            "a smaller sigma (None takes the median pairwise distance)."
+        )
+    if kernel == "poly":
+        raise ValueError(
+            f"coef0={coef0:.3g} is so much larger than the inner products <x, z> that every "
+            f"kernel value (<x, z> + coef0)^{degree} is the same, so the kernel cannot tell the "
+            "points apart. Choose a smaller coef0, or rescale X."
+        )
+    raise ValueError(FLAT_KERNEL)
 
 
 def quantile_sigma(distances: np.ndarray, n_classes: int = 2) -> float:
@@ -89,7 +188,7 @@ def default_sigma(X, n_classes: int = 2) -> float:
     """The LDS paper's default sigma (section 2.3.2) for Euclidean distances, estimated on
     ``default_sample`` rows."""
     X = X[default_sample(X.shape[0])]
-    return quantile_sigma(np.sqrt(squared_distances(X, X)), n_classes)
+    return quantile_sigma(distances(X, X), n_classes)
 
 
 def default_C(K: np.ndarray) -> float:
@@ -102,28 +201,30 @@ def default_C(K: np.ndarray) -> float:
 
 
 def _inverse_variance(variance: float) -> float:
-    if variance <= 0:
-        raise ValueError(
-            "The data have zero variance in feature space (all points coincide), so there is "
-            "nothing to separate. Give distinct points or set C explicitly."
-        )
-    return 1.0 / variance
+    C = 1.0 / variance if variance > 0 else np.inf
+    if not np.isfinite(C):  # the points are distinct (problem.check_distinct): the kernel is flat
+        raise ValueError(FLAT_KERNEL)
+    return C
 
 
 def sample_default_C(X, kernel: str, sigma: float | None = None, degree: int = 3,
                      coef0: float = 1.0) -> float:
     """``default_C`` on the ``default_sample`` rows of ``X``.
 
-    For the linear kernel the feature-space variance is ``mean ||x_i||^2 - ||mean x||^2``,
-    computed from the rows themselves (sparse rows stay sparse, no Gram matrix).
+    For the linear kernel the feature-space variance ``mean ||x_i||^2 - ||mean x||^2`` is the
+    sum of the features' variances, computed from the rows themselves (sparse rows stay
+    sparse, no Gram matrix).
     """
     S = X[default_sample(X.shape[0])]
     if kernel != "linear":
         return default_C(kernel_matrix(S, S, kernel, sigma, degree, coef0))
-    squared_norms = S.multiply(S).sum() if sp.issparse(S) else np.einsum("ij,ij->", S, S)
-    mean = np.asarray(S.mean(axis=0)).ravel()
-    variance = float(squared_norms) / S.shape[0] - float(mean @ mean)
-    return _inverse_variance(variance)
+    # the sum of the features' variances, each from its centred values (data far from the
+    # origin would lose it to cancellation in mean ||x||^2 - ||mean x||^2)
+    if sp.issparse(S):
+        variances = mean_variance_axis(sp.csr_matrix(S), axis=0)[1]
+    else:
+        variances = np.var(S, axis=0)
+    return _inverse_variance(float(np.sum(variances)))
 
 
 def select_landmarks(n: int, n_landmarks: int, random_state=None) -> np.ndarray:

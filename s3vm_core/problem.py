@@ -10,12 +10,19 @@ Every message here is meant for a student: it says what is wrong and what to do.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
 UNLABELED = -1
+
+#: Range of the largest absolute value of X. Kernels square the data (distances, inner
+#: products) and raise them to small powers, and the solvers multiply them by costs: within
+#: 1e-50 .. 1e50 all of that stays far inside float64's normal range (about 1e-308 .. 1e308);
+#: outside it squared distances overflow to infinity or underflow to exactly 0.
+DATA_SCALE = (1e-50, 1e50)
 
 #: Largest dense n x m float64 matrix a solver may allocate (bytes). A kernel matrix of a few
 #: thousand points fits easily; 2 GiB is about 16 000 x 16 000.
@@ -57,11 +64,39 @@ class Problem:
 
 
 def unlabeled_mask(y: np.ndarray) -> np.ndarray:
-    """Boolean mask of the points marked unlabeled (``-1``) in a label vector."""
+    """Boolean mask of the points marked unlabeled (the number ``-1``) in a label vector.
+
+    In an object array (class names mixed with numbers, scikit-learn's convention for string
+    classes) only the entries that are the number -1 count; the string ``'-1'`` never does.
+    """
     y = np.asarray(y)
     if y.dtype.kind in "iuf":
         return y == UNLABELED
+    if y.dtype.kind == "O":
+        return np.array([_is_unlabeled_marker(v) for v in y.tolist()], dtype=bool)
     return np.zeros(y.shape, dtype=bool)
+
+
+def _is_unlabeled_marker(value) -> bool:
+    """Whether ``value`` is the number -1 (a bool or a string never is)."""
+    return isinstance(value, Real) and not isinstance(value, bool | np.bool_) and value == UNLABELED
+
+
+def _as_text(values) -> str:
+    """Labels as the user wrote them: ``0, 1`` rather than numpy's ``np.int64(0), ...``."""
+    return ", ".join(repr(v) for v in np.asarray(values).tolist())
+
+
+#: Said whenever the string '-1' was read as a class name.
+_STRING_MINUS_ONE = (
+    "only the number -1 marks an unlabeled point, and the string '-1' is a class name. Convert "
+    "the labels to integers, or use the number -1 for unlabeled points in an object array."
+)
+
+
+def _names_string_minus_one(classes) -> bool:
+    return any(isinstance(c, str) and c.strip() == str(UNLABELED)
+               for c in np.asarray(classes).tolist())
 
 
 def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
@@ -83,6 +118,12 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     unlabeled = unlabeled_mask(y)
     check_classification_targets(y[~unlabeled])
     classes = np.unique(y[~unlabeled])
+    if _names_string_minus_one(classes):
+        # a semi-supervised library reading '-1' as a class is almost surely a mistake
+        raise ValueError(
+            f"The labeled points include the string '-1' among their classes "
+            f"({_as_text(classes)}): {_STRING_MINUS_ONE}"
+        )
     if classes.size < 2:
         if classes.size == 0:
             raise ValueError(
@@ -90,13 +131,13 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
                 "unlabeled point)."
             )
         raise ValueError(
-            f"Only class {classes[0]!r} has labeled points. Label at least one point of each "
-            "class: a classifier needs an example of both classes."
+            f"Only class {_as_text(classes)} has labeled points. Label at least one point of "
+            "each class: a classifier needs an example of both classes."
         )
     if classes.size > 2:
         raise ValueError(
             "Only binary classification is supported. "
-            f"The labeled points have {classes.size} classes ({', '.join(map(repr, classes))}); "
+            f"The labeled points have {classes.size} classes ({_as_text(classes)}); "
             "these solvers separate exactly two classes. Keep two classes, or train one "
             "classifier per pair of classes."
         )
@@ -112,6 +153,48 @@ def check_finite(X, name: str = "X") -> None:
         raise ValueError(
             f"{name} contains {bad} NaN or infinite value(s). Remove or impute those entries "
             "before fitting."
+        )
+
+
+def largest_value(X) -> float:
+    """The largest absolute value in ``X`` (dense or scipy.sparse), 0 for an empty array."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    return float(np.max(np.abs(values), initial=0.0))
+
+
+def check_scale(X, name: str = "X", *, training: bool = True) -> None:
+    """Refuse data whose magnitude float64 cannot square (see ``DATA_SCALE``).
+
+    New points (``training=False``) may be tiny: only overflow matters for them.
+    """
+    largest = largest_value(X)
+    low, high = DATA_SCALE
+    if largest > high:
+        raise ValueError(
+            f"{name} has values as large as {largest:.3g}: their squares overflow floating "
+            f"point, so no distance or kernel can be computed. Rescale {name} (for example "
+            f"standardize each feature) so that its values lie within {low:g} .. {high:g}."
+        )
+    if training and 0.0 < largest < low:
+        raise ValueError(
+            f"The largest absolute value in {name} is {largest:.3g}: the squared distances "
+            "between such points underflow to 0, so they would all look like the same point. "
+            f"Rescale {name} (for example standardize each feature) so that its values lie "
+            f"within {low:g} .. {high:g}."
+        )
+
+
+def check_distinct(X) -> None:
+    """Refuse training points that are all the same point: there is nothing to separate."""
+    if sp.issparse(X):
+        low, high = X.min(axis=0).toarray(), X.max(axis=0).toarray()
+    else:
+        low, high = X.min(axis=0), X.max(axis=0)
+    if np.array_equal(low, high):
+        raise ValueError(
+            f"All {X.shape[0]} points coincide (every row of X is the same), so there is "
+            "nothing to separate and no kernel width can be derived from their distances. "
+            "Give distinct points."
         )
 
 
@@ -132,10 +215,12 @@ def check_dense_memory(n_rows: int, n_cols: int, what: str = "kernel matrix") ->
 def make_problem(X, y) -> Problem:
     """Check an already shape-validated ``(X, y)`` pair and encode its labels."""
     check_finite(X)
+    check_scale(X)
     signed, classes = encode_labels(y)
     if signed.shape[0] != X.shape[0]:
         raise ValueError(
             f"X has {X.shape[0]} points but y has {signed.shape[0]} labels; give one label "
             "(or -1 for unlabeled) per point."
         )
+    check_distinct(X)
     return Problem(X=X, y=signed, classes=classes)

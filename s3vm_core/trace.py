@@ -20,10 +20,13 @@ EVENTS = ("init", "iter", "stage_end", "final")
 
 
 def frozen(a) -> np.ndarray:
-    """A read-only float copy. Optimizers reuse their buffers, so every state owns its arrays."""
-    out = np.array(a, dtype=float, copy=True)
-    out.flags.writeable = False
-    return out
+    """A read-only float copy. Optimizers reuse their buffers, so every state owns its arrays.
+
+    The copy lives in an immutable ``bytes`` buffer, so its ``writeable`` flag cannot be set
+    back to True (numpy refuses for an array that does not own writeable memory).
+    """
+    a = np.asarray(a, dtype=float)
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=float).reshape(a.shape)
 
 
 def _frozen_extra(value):
@@ -90,6 +93,17 @@ class SolverState:
 
     def with_step(self, step: int) -> SolverState:
         return replace(self, step=step)
+
+    def __reduce__(self):
+        # A state crosses process boundaries (the app solves in child processes); the extras'
+        # read-only mapping cannot be pickled, and rebuilding re-freezes the arrays.
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        fields["extras"] = dict(self.extras)
+        return _rebuild_state, (fields,)
+
+
+def _rebuild_state(fields: dict) -> SolverState:
+    return SolverState(**fields)
 
 
 def thin(states: Iterable[SolverState], every: int = 1):

@@ -1,206 +1,349 @@
-"""Cached data generation and solver runs: one solver run per (data, labels, solver, parameters).
+"""Cached data generation and solver runs: one run per (data, labels, solver, parameters).
 
-A run keeps every state of the trace, the feature map of the display grid (computed once per
-fit) and the decision values of the frames the player shows. It is recorded in time slices
-(``LiveRun``), so the Watch page can show the boundary moving while the solver works.
+Every run is a ``ui.jobs.Job``: the solver works in a child process within a time budget, can
+be stopped, and is ended when nobody waits for it any more. A Watch page run (``TraceJob``)
+receives every state of the trace as it comes and a preview of the latest boundary, then the
+frames the player shows; sessions asking for the same run share it, and a rerun of the page in
+the middle of a solve (a widget touched) finds it still running.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
-from s3vm_core import decision_on_grid
-from toy_data import make_dataset, project_2d
-from ui.widgets import make_estimator
+from ui.jobs import ABANDONED, CRASHED, FINISHED, OUT_OF_TIME, QUEUED, STOPPED, Job
+from ui.work import (  # noqa: F401 - the pages' names for the grid helpers
+    GRID_SIZE,
+    MAX_FRAMES,
+    build_dataset,
+    call_work,
+    display_grid,
+    grid_features,
+    pick_frames,
+    trace_work,
+)
 
-#: Most frames sent to the browser for client-side playback; together with GRID_SIZE this keeps
-#: a figure under ~2 MB.
-MAX_FRAMES = 60
-GRID_SIZE = 60
+#: Solver time a Watch page run may take (seconds) unless the page asks for another budget.
+RUN_BUDGET = 60.0
+#: Budget of a teaching page's computation (seconds).
+LESSON_BUDGET = 120.0
+#: Seconds between two previews of a running solver on the Watch page.
+PREVIEW_EVERY = 0.5
+#: Seconds a page opened afresh waits before it draws a running solver's preview. A plotly chart
+#: arriving with a new page's first elements kept the browser from loading its widgets (they
+#: stayed grey placeholders, Stop included, for as long as previews came; seen when a second
+#: visitor opened a link to a run in progress).
+FRESH_PAGE_SETTLE = 4.0
+#: Most runs kept (finished or not); older finished ones are forgotten first.
+KEPT_RUNS = 16
+#: A run expected to take longer than this (seconds) is announced before it starts.
+LONG_RUN = 10.0
+#: Rough solver time at n = 1000 (seconds) and its growth exponent in n, with the default
+#: parameters, from the "Fit time against n" table of docs/benchmarks.md (one BLAS thread; DA's
+#: from its n = 250 row and a 75 s run at n = 2000): enough to warn before a long run.
+COST = {
+    "SVMBaseline": (0.01, 1.0), "GradientTSVM": (0.22, 2.4), "LDS": (1.9, 3.0),
+    "GraphKernelSVM": (1.4, 3.0), "LabelSwitchingTSVM": (0.57, 3.0),
+    "ContinuationS3VM": (0.46, 2.0), "QNS3VM": (1.2, 1.6),
+    "DeterministicAnnealingS3VM": (25.0, 1.6), "LapSVM": (0.06, 2.4), "LapRLSC": (0.05, 2.2),
+}
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = ()):
-    """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen.
-
-    ``added`` holds the points the user added by clicking, ``(x, y, true class)`` each; they
-    come after the generated ones (2-D data sets only: a click gives two coordinates).
-    """
-    X, y = make_dataset(name, n_samples, noise, random_state=seed)
-    if added:
-        if X.shape[1] != 2:
-            raise ValueError(f"Points can be added to 2-D data sets only; {name} has "
-                             f"{X.shape[1]} dimensions.")
-        extra = np.asarray(added, dtype=float).reshape(-1, 3)
-        X = np.vstack([X, extra[:, :2]])
-        y = np.concatenate([y, extra[:, 2].astype(y.dtype)])
-    return X, y, project_2d(X)
+dataset = st.cache_data(max_entries=16, show_spinner=False)(build_dataset)
 
 
 @dataclass(frozen=True)
 class Run:
-    """A finished trace, ready to draw."""
+    """A trace ready to draw: the whole path, or the path so far when it ended early."""
 
     states: list
-    estimator: object
-    seconds: float
+    seconds: float                  # the solver's own time, measured in its process
     frames: np.ndarray              # indices into states shown by the player
     grid_x: np.ndarray | None       # grid axes (2-D data only)
     grid_y: np.ndarray | None
     grid_decisions: np.ndarray | None  # (n_frames, len(grid_y), len(grid_x)), float32
     point_decisions: np.ndarray     # (n_frames, n_points): f on the training points
+    ended: str = FINISHED           # or STOPPED / OUT_OF_TIME: the path so far
+    budget: float = math.inf
 
     def frame_of(self, state_index: int) -> int:
         """Position of the player frame closest to (at or before) a state."""
         return int(np.searchsorted(self.frames, state_index, side="right") - 1)
 
-
-def pick_frames(states, max_frames: int = MAX_FRAMES) -> np.ndarray:
-    """Evenly spread frames over the trace, always keeping stage ends and the final state."""
-    n = len(states)
-    if n <= max_frames:
-        return np.arange(n)
-    milestones = [i for i, s in enumerate(states) if s.event in ("init", "stage_end", "final")]
-    if len(milestones) >= max_frames:
-        keep = np.linspace(0, len(milestones) - 1, max_frames).round().astype(int)
-        return np.unique(np.asarray(milestones)[keep])
-    spread = np.linspace(0, n - 1, max_frames - len(milestones)).round().astype(int)
-    return np.unique(np.r_[milestones, spread])
+    @property
+    def complete(self) -> bool:
+        return self.ended == FINISHED
 
 
-def display_grid(X2: np.ndarray, size: int = GRID_SIZE):
-    """Axes of a square grid covering the points with a 10% margin."""
-    low, high = X2.min(axis=0), X2.max(axis=0)
-    pad = 0.1 * np.maximum(high - low, 1e-9)
-    return (np.linspace(low[0] - pad[0], high[0] + pad[0], size),
-            np.linspace(low[1] - pad[1], high[1] + pad[1], size))
+class TraceJob(Job):
+    """A solver's trace in a child process (``ui.work.trace_work``), as the Watch page sees
+    it while it runs: ``states`` so far, the display grid's axes and the latest preview."""
+
+    def __init__(self, data: tuple, labels: tuple, solver: str, params: tuple, budget: float):
+        self.states: list = []
+        self.grid: tuple | None = None       # (grid_x, grid_y) once the trace has started
+        self.preview: tuple | None = None    # (state index, decision on the grid)
+        self.result: Run | None = None
+        super().__init__(trace_work, (data, labels, solver, params, PREVIEW_EVERY), budget)
+
+    def receive(self, message: tuple) -> None:
+        kind = message[0]
+        if kind == "grid":
+            self.grid = None if message[1] is None else message[1:]
+        elif kind == "state":
+            self.states.append(message[1])
+        elif kind == "preview":
+            self.preview = message[1:]
+        elif kind == "frames":
+            frames, grids, points, seconds = message[1:]
+            grid_x, grid_y = self.grid if self.grid is not None else (None, None)
+            # the pipe keeps order: every state the child recorded has arrived before this
+            self.result = Run(list(self.states), seconds, frames, grid_x, grid_y, grids, points,
+                              self._stop_reason or FINISHED, self.budget)
+
+    def latest_panel(self, title: str):
+        """``(title, decision on the grid or None, decision on the points)`` of the latest
+        previewed state (the last state before any preview)."""
+        index, grid = self.preview if self.preview is not None else (len(self.states) - 1, None)
+        return title, grid, self.states[index].train_decision
+
+    @property
+    def preview_state(self):
+        return self.states[self.preview[0] if self.preview is not None else -1]
 
 
-def grid_features(estimator, X, X2, size: int = GRID_SIZE):
-    """``(grid_x, grid_y, features)`` of a display grid for 2-D data, else None.
+class CallJob(Job):
+    """Any other computation of a page in a child process (``ui.work.call_work``): its
+    ``result`` and, for a function that reports it, its ``progress`` ``(done, total)``."""
 
-    The features are computed once per fit; every state's decision on the grid is then one
-    matrix-vector product (``decision_on_grid``).
+    finish_grace = 0.0  # nothing to hand over: a stopped computation ends at once
+
+    def __init__(self, function: Callable, args: tuple, budget: float,
+                 with_progress: bool = False, parallel: bool = False):
+        self.result = None
+        self.progress: tuple[int, int] | None = None
+        self.daemon = not parallel
+        super().__init__(call_work, (function, args, with_progress), budget)
+
+    def receive(self, message: tuple) -> None:
+        if message[0] == "progress":
+            self.progress = message[1:]
+        elif message[0] == "result":
+            self.result = message[1]
+
+
+class _Shelf:
+    """The app's jobs by key, shared by every session; the most recent ``KEPT_RUNS`` are kept.
+
+    A job that was abandoned or whose process crashed is not kept: asked for again, it starts
+    anew. A failed one is kept (the same input fails the same way).
     """
-    if X.shape[1] != 2:
-        return None
-    grid_x, grid_y = display_grid(X2, size)
-    xx, yy = np.meshgrid(grid_x, grid_y)
-    return grid_x, grid_y, estimator.features(np.column_stack([xx.ravel(), yy.ravel()]))
+
+    def __init__(self):
+        self._jobs: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, make: Callable[[], Job]) -> Job:
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None or job.status in (ABANDONED, CRASHED):
+                job = self._jobs[key] = make()
+            self._jobs.move_to_end(key)
+            finished = [k for k, j in self._jobs.items() if j.done and k != key]
+            for old in finished[:max(0, len(self._jobs) - KEPT_RUNS)]:
+                del self._jobs[old]
+            return job
+
+    def find(self, key) -> Job | None:
+        with self._lock:
+            return self._jobs.get(key)
+
+    def forget(self, key) -> None:
+        with self._lock:
+            job = self._jobs.pop(key, None)
+        if job is not None:
+            job.stop()
+
+
+@st.cache_resource(show_spinner=False)
+def _shelf() -> _Shelf:
+    return _Shelf()
+
+
+def expected_seconds(solver: str, n_points: int) -> float:
+    """About how long ``solver`` takes on ``n_points`` points (``COST``)."""
+    at_1000, growth = COST.get(solver, (0.0, 1.0))
+    return at_1000 * (n_points / 1000) ** growth
+
+
+def run_key(data: tuple, labels: tuple, solver: str, params: tuple) -> tuple:
+    return ("trace", data, labels, solver, params)
+
+
+def start_run(data: tuple, labels: tuple, solver: str, params: tuple,
+              budget: float = RUN_BUDGET) -> TraceJob:
+    """The (shared) run of ``solver`` on the data set ``data`` with ``labels`` (``-1`` =
+    unlabeled), started if it is not running or kept already."""
+    return _shelf().get(run_key(data, labels, solver, params),
+                        lambda: TraceJob(data, labels, solver, params, budget))
+
+
+def stop_job(key: tuple) -> None:
+    """Stop the job ``key`` (a run's: the page gets the path so far)."""
+    if (job := _shelf().find(key)) is not None:
+        job.stop()
+
+
+def forget_job(key: tuple) -> None:
+    """Forget the job ``key``, so that asking for it again runs it anew."""
+    _shelf().forget(key)
+
+
+def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
+               status: Callable[[Job], None] | None = None, settle: float = 0.0) -> Run:
+    """Wait for ``job``'s run; between its messages ``preview(job)`` is called when a new
+    preview has arrived (not in the first ``settle`` seconds) and ``status(job)`` at least
+    every quarter of a second (a page that draws something there can be interrupted by a
+    click). Raises the solver's ``ValueError``."""
+    shown, started = None, time.monotonic()
+    while not job.done:
+        job.wait(0.25)
+        settled = time.monotonic() - started >= settle
+        if (settled and preview is not None and job.preview is not None
+                and job.preview is not shown):
+            shown = job.preview
+            preview(job)
+        if status is not None and not job.done:
+            status(job)
+    if job.error is not None:
+        raise ValueError(job.error)
+    if job.result is None:
+        raise ValueError("The run ended before the solver reached its first state: there is "
+                         "no path to show. Press Run again, with a longer time budget.")
+    return job.result
+
+
+def run_solver(data: tuple, labels: tuple, solver: str, params: tuple,
+               preview: Callable[[TraceJob], None] | None = None,
+               budget: float = RUN_BUDGET) -> Run:
+    """The run of ``solver`` (see ``start_run``), waited for; a finished run is computed once
+    per arguments."""
+    return follow_run(start_run(data, labels, solver, params, budget), preview)
+
+
+def lesson_key(function: Callable, args: tuple) -> tuple:
+    return ("call", function.__module__, function.__qualname__, args)
+
+
+def start_lesson(function: Callable, args: tuple, with_progress: bool = False,
+                 parallel: bool = False) -> CallJob:
+    """``function(*args)`` (a ``ui.lessons`` function) in a child process within
+    ``LESSON_BUDGET``, shared and kept like the runs."""
+    return _shelf().get(lesson_key(function, args), lambda: CallJob(
+        function, args, LESSON_BUDGET, with_progress, parallel))
+
+
+def follow_lesson(job: CallJob, progress: Callable[[int, int], None] | None = None,
+                  status: Callable[[Job], None] | None = None):
+    """Wait for ``job`` and return its result, reporting ``progress(done, total)`` as it
+    comes; raises ``ValueError`` with a sentence when it failed or ended early."""
+    reported = None
+    while not job.done:
+        job.wait(0.25)
+        if progress is not None and job.progress is not None and job.progress != reported:
+            reported = job.progress
+            progress(*reported)
+        if status is not None and not job.done:
+            status(job)
+    if job.status == FINISHED:
+        return job.result
+    if job.status in (STOPPED, OUT_OF_TIME):
+        reason = ("it was stopped" if job.status == STOPPED
+                  else f"it reached its time budget of {job.budget:g} s")
+        raise ValueError(f"This computation ended early: {reason}. Press Run again to start "
+                         "it over, or try fewer points.")
+    raise ValueError(job.error or "The computation ended unexpectedly.")
+
+
+def job_controls(job: Job, key: tuple, note: str | None = None):
+    """A Stop button and a status line (and ``note`` below them) for a job that is still
+    running: ``(place, show_status)``. ``place.empty()`` removes them; ``show_status(job)``
+    keeps the line current (and lets a click on Stop interrupt the page's wait)."""
+    place = st.empty()
+    if job.done:  # drawn at once: no Stop to flash by
+        return place, lambda _: None
+    with place.container():
+        stop, line = st.columns([1, 5], vertical_alignment="center")
+        stop.button("Stop", icon=":material/stop_circle:", on_click=stop_job, args=(key,),
+                    key=f"stop:{hash(key)}", help="End this computation now.")
+        status = line.empty()
+        if note:
+            st.info(note)
+
+    shown = []
+
+    def show_status(live: Job) -> None:
+        if live.status == QUEUED:
+            ahead = live.ahead()
+            text = (f"Waiting for a free solver process ({ahead} "
+                    f"computation{'' if ahead == 1 else 's'} ahead of this one)…")
+        else:
+            text = f"{live.seconds:.0f} s of its {live.budget:g} s time budget"
+            if isinstance(live, TraceJob):
+                n = len(live.states)
+                text += f" · {n} state{'' if n == 1 else 's'} so far"
+        if shown != [text]:  # a message to the browser only when the line changes
+            shown[:] = [text]
+            status.caption(text)
+
+    return place, show_status
+
+
+def again_button(key: tuple, where=st) -> None:
+    """"Run again": forget the job ``key`` so that the page starts it over."""
+    where.button("Run again", icon=":material/replay:", on_click=forget_job, args=(key,),
+                 key=f"again:{hash(key)}", help="Start this computation over.")
+
+
+def computed(function: Callable, *args, what: str,
+             progress: Callable[[int, int], None] | None = None, parallel: bool = False):
+    """The result of a teaching page's computation ``function(*args)`` (``ui.lessons``),
+    with a spinner, a Stop button and its time while it runs; when it fails or ended early,
+    the page shows why (with "Run again") and stops there, keeping the user's labels."""
+    key = lesson_key(function, args)
+    job = start_lesson(function, args, with_progress=progress is not None, parallel=parallel)
+    place, show_status = job_controls(job, key)
+    try:
+        with st.spinner(what, show_time=True):
+            result = follow_lesson(job, progress, show_status)
+    except ValueError as error:
+        place.empty()
+        st.error(f"{error}")
+        if job.status in (STOPPED, OUT_OF_TIME):
+            again_button(key)
+        st.stop()
+    place.empty()
+    return result
 
 
 def boundary_panel(title: str, state, grid):
     """``(title, decision on the grid or None, decision on the points)`` of one state, for
     ``figures.boundary_multiples_figure``; ``grid`` comes from ``grid_features``."""
+    from s3vm_core import decision_on_grid
+
     if grid is None:
         return title, None, state.train_decision
     grid_x, grid_y, features = grid
     decision = decision_on_grid(features, [state])[0].reshape(len(grid_y), len(grid_x))
     return title, decision, state.train_decision
-
-
-#: Solver time between two previews of a running solver on the Watch page (seconds).
-PREVIEW_EVERY = 0.5
-#: The first slice is short, so even a slow solver shows its starting boundary at once.
-FIRST_PREVIEW = 0.05
-
-
-class LiveRun:
-    """One solver run, recorded in time slices so the page can draw it while it runs.
-
-    ``start_run`` caches it per (data, labels, solver, parameters): a rerun in the middle of a
-    solve (a widget touched meanwhile) picks the trace up where it stopped, and sessions asking
-    for the same run share it; the lock lets one of them record at a time.
-    """
-
-    def __init__(self, data: tuple, labels: tuple, solver: str, params: tuple):
-        X, _, X2 = dataset(*data)
-        self.estimator = make_estimator(solver, dict(params))
-        # trace() validates and sets the feature map up before its first state: bad input
-        # raises its ValueError here, and the display grid's features can be computed now.
-        self._trace = self.estimator.trace(X, np.asarray(labels))
-        self.grid = grid_features(self.estimator, X, X2)
-        self.states: list = []
-        self.seconds = 0.0
-        self.result: Run | None = None
-        self._error: ValueError | None = None
-        self._lock = threading.Lock()
-
-    def advance(self, seconds: float) -> Run | None:
-        """Record states for about ``seconds`` of solver time; the finished ``Run`` once the
-        trace is exhausted, else None."""
-        with self._lock:
-            if self._error is not None:
-                raise self._error
-            if self.result is not None:
-                return self.result
-            finished = False
-            start = time.perf_counter()
-            # One BLAS thread: the app's matrices are small, and the browser drawing the last
-            # film shares the cores; threaded BLAS then spends its time waiting for them.
-            try:
-                with threadpool_limits(limits=1):
-                    for state in self._trace:
-                        self.states.append(state)
-                        if time.perf_counter() - start >= seconds:
-                            break
-                    else:
-                        finished = True
-            except ValueError as error:
-                self._error = error
-                raise
-            finally:
-                self.seconds += time.perf_counter() - start
-            if finished:
-                self.result = self._finish()
-                self._trace = None
-            return self.result
-
-    def latest_panel(self, title: str):
-        """``boundary_panel`` of the last recorded state."""
-        return boundary_panel(title, self.states[-1], self.grid)
-
-    def _finish(self) -> Run:
-        frames = pick_frames(self.states)
-        shown = [self.states[i] for i in frames]
-        point_decisions = np.stack([s.train_decision for s in shown]).astype(np.float32)
-        grid_x = grid_y = grid_decisions = None
-        if self.grid is not None:
-            grid_x, grid_y, features = self.grid
-            grid_decisions = decision_on_grid(features, shown).astype(np.float32)
-            grid_decisions = grid_decisions.reshape(len(shown), len(grid_y), len(grid_x))
-        return Run(self.states, self.estimator, self.seconds, frames, grid_x, grid_y,
-                   grid_decisions, point_decisions)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def start_run(data: tuple, labels: tuple, solver: str, params: tuple) -> LiveRun:
-    """The (cached) run of ``solver`` on the data set ``data`` with ``labels`` (``-1`` =
-    unlabeled). Raises the solver's ``ValueError`` unchanged; failures are not cached."""
-    return LiveRun(data, labels, solver, params)
-
-
-def run_solver(data: tuple, labels: tuple, solver: str, params: tuple,
-               preview: Callable[[LiveRun], None] | None = None) -> Run:
-    """The finished run of ``solver`` (see ``start_run``), computed once per arguments.
-
-    ``preview(live)`` is called between time slices while the solver runs, with at least one
-    new state recorded since the last call.
-    """
-    live = start_run(data, labels, solver, params)
-    budget = FIRST_PREVIEW
-    while (run := live.advance(budget)) is None:
-        if preview is not None:
-            preview(live)
-        budget = PREVIEW_EVERY
-    return run
 
 
 def current_data():

@@ -9,6 +9,7 @@ classifying the unlabeled data", 10 random draws of 2 labeled examples).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -17,7 +18,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
 from toy_data import UNLABELED, pick_labeled
@@ -90,10 +91,36 @@ def _task(X, y_true, n_per_class, draw, seed, solver, estimator):
     return row
 
 
+#: The environment variable naming the Dask scheduler the Compare page may run its sweeps on.
+SCHEDULER_VARIABLE = "S3VM_DASK_SCHEDULER"
+
+
+@contextlib.contextmanager
+def compute_backend(scheduler: str | None):
+    """joblib's default backend, or its Dask backend connected to ``scheduler`` (an address
+    such as ``tcp://host:8786``; the workers must be able to import this project)."""
+    if scheduler is None:
+        yield
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError as error:
+        raise ValueError("Running on a Dask cluster needs the 'distributed' package; install "
+                         "it, or leave the scheduler unset.") from error
+    try:
+        client = Client(scheduler, timeout=10)
+    except OSError as error:
+        raise ValueError(f"The Dask scheduler at {scheduler} did not answer ({error}); check "
+                         "the address, or run here.") from error
+    with client, parallel_config(backend="dask"):
+        yield
+
+
 def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *,
                     k: int = 10, n_per_class: int = 1, random_state: int = 0,
                     params: dict[str, dict] | None = None, n_jobs: int = 2,
-                    progress: Callable[[int, int], None] | None = None) -> list[dict]:
+                    progress: Callable[[int, int], None] | None = None,
+                    scheduler: str | None = None) -> list[dict]:
     """Run every solver (plus the supervised baseline) on k random label draws.
 
     Parameters
@@ -113,9 +140,12 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     params : dict, optional
         Per-solver parameters (``{solver: {name: value}}``); missing ones take the defaults.
     n_jobs : int, default=2
-        joblib workers (the machine has 2 cores).
+        joblib workers (the machine has 2 cores); with ``scheduler``, every worker of the
+        cluster.
     progress : callable(done, total), optional
         Called after every finished run, in completion order.
+    scheduler : str, optional
+        Address of a Dask scheduler: the runs go to its workers (``compute_backend``).
 
     Returns
     -------
@@ -135,11 +165,13 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     jobs = (delayed(_task)(X, y_true, n_per_class, draw, seed, name, estimators[name])
             for draw, seed, name in tasks)
     rows = []
-    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for row in runner(jobs):
-        rows.append(row)
-        if progress is not None:
-            progress(len(rows), len(tasks))
+    with compute_backend(scheduler):
+        runner = Parallel(n_jobs=n_jobs if scheduler is None else -1,
+                          return_as="generator_unordered")
+        for row in runner(jobs):
+            rows.append(row)
+            if progress is not None:
+                progress(len(rows), len(tasks))
     baseline = {r["draw"]: r["unlabeled_error"] for r in rows if r["solver"] == BASELINE}
     for row in rows:
         row["baseline_error"] = baseline.get(row["draw"], math.nan)

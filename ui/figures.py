@@ -221,8 +221,8 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
 
 def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
     """What the Watch page shows while a solver runs: the boundary of its latest state, in the
-    player's place and size (``live`` is a ``ui.caching.LiveRun``)."""
-    state, n = live.states[-1], len(live.states)
+    player's place and size (``live`` is a ``ui.caching.TraceJob``)."""
+    state, n = live.preview_state, len(live.states)
     title = f"running… {stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
     fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
     fig.update_layout(height=PLAYER_HEIGHT)
@@ -437,6 +437,33 @@ def annealing_curves_figure(T, entropy, objective, current_T: float | None = Non
     return fig
 
 
+def log_axis(values) -> dict:
+    """Settings of a log axis over ``values`` whose tick labels read as numbers.
+
+    Left to itself plotly labels the 2 and the 5 of each decade with their first digit only
+    ("5, 2, 1, 5, 2…"). Here: every digit of the decade under one decade, 1-2-5 steps written
+    in full up to three decades, and powers of ten (10⁻³) over more.
+    """
+    values = np.asarray(values, dtype=float).ravel()
+    positive = values[np.isfinite(values) & (values > 0)]
+    if positive.size == 0:
+        return {"type": "log"}
+    low, high = positive.min(), positive.max()
+    span = math.log10(high / low)
+    if span > 3:
+        return {"type": "log", "dtick": math.ceil(span / 6), "exponentformat": "power"}
+    digits = range(1, 10) if span < 1 else (1, 2, 5)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    ticks = [d * 10.0**k for k in range(first, last + 1) for d in digits]
+    ticks = [t for t in ticks if low / 2 <= t <= high * 2]
+    return {"type": "log", "tickvals": ticks, "ticktext": [_tick_label(t) for t in ticks]}
+
+
+def _tick_label(value: float) -> str:
+    text = f"{value:.3g}"
+    return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
 CRITERION_COLORS = {
     "grad_norm": "#0072B2", "grad_norm_preconditioned": "#56B4E9", "mixed_product": "#009E73",
     "objective": "#E69F00", "stability": "#CC79A7", "validation": "#D55E00",
@@ -463,7 +490,8 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
     fires, in the panel of its criterion.
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, subplot_titles=(
-        "classical criteria, normalized by t = 0", "checks on the classifier's decisions"))
+        "classical criteria, normalized by t = 0",
+        "checks on the classifier's decisions (until they settle)"))
     iterations = np.asarray(iterations)
     for name, values in classical.items():
         fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
@@ -492,13 +520,35 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
             line={"color": CRITERION_COLORS.get(name, "#555555"), "width": 2, "dash": "dot"},
             hovertemplate=f"{name} stops at iteration {at}<extra></extra>",
         ), row=1, col=col)
-    fig.update_yaxes(type="log", row=1, col=1, showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(**log_axis(np.maximum(np.concatenate(left or [np.ones(1)]), 1e-16)),
+                     row=1, col=1, showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(range=[0, 1.05], row=1, col=2, showgrid=True, gridcolor="#eeeeee")
+    right = [*checks.values(), *([] if unlabeled_error is None else [unlabeled_error])]
+    right_stops = [at for name, at in stops.items() if at is not None and name not in CLASSICAL]
+    if iterations.size:
+        end = max([settled_iteration(iterations, right), *right_stops])
+        # a margin past the last change, so the flat end shows that nothing happens later
+        end = min(iterations[-1], max(1.25 * end, end + 10))
+        fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
     fig.update_layout(height=TEACHING_HEIGHT + 40, plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
     return fig
+
+
+def settled_iteration(iterations, series) -> int:
+    """The last iteration at which any of ``series`` still changes (NaNs, where a check was
+    not made, are left out); the first iteration when none ever does."""
+    iterations = np.asarray(iterations)
+    last = 0
+    for values in series:
+        values = np.asarray(values, dtype=float)
+        known = np.flatnonzero(np.isfinite(values))
+        if known.size:
+            moving = known[~np.isclose(values[known], values[known[-1]], rtol=0, atol=1e-9)]
+            last = max(last, moving[-1] + 1 if moving.size else 0)
+    return int(iterations[min(last, iterations.size - 1)])
 
 
 def _solver_colors(names) -> dict:
@@ -523,10 +573,14 @@ def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
     baseline = [100 * r["unlabeled_error"] for r in rows
                 if r["solver"] == "SVMBaseline" and not r["error"]]
     if baseline:
-        fig.add_hline(y=float(np.mean(baseline)), line={"color": "black", "dash": "dash"},
-                      annotation_text="supervised SVM (mean)", annotation_position="top left")
+        # Named in the legend: a label on the line itself would sit behind one of the boxes.
+        dashed = {"color": "black", "dash": "dash"}
+        fig.add_hline(y=float(np.mean(baseline)), line=dashed)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dashed,
+                                 name="supervised SVM (mean)", showlegend=True))
     fig.update_layout(height=TEACHING_HEIGHT, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10})
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
     fig.update_yaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True,
                      gridcolor="#eeeeee")
     return fig
@@ -548,7 +602,8 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
     n_rows = max(1, math.ceil(len(names) / n_cols))
     fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,
                         vertical_spacing=0.18,
-                        subplot_titles=[titles.get(n, n) for n in names] or [""])
+                        subplot_titles=[_panel_title(titles.get(n, n)) for n in names]
+                        or [""])
     for k, name in enumerate(names):
         mine = [r for r in rows if r["solver"] == name and not r["error"]]
         fig.add_trace(go.Scatter(
@@ -565,9 +620,17 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
     fig.update_yaxes(rangemode="tozero", showgrid=True, gridcolor="#eeeeee")
     for row in range(1, n_rows + 1):
         fig.update_yaxes(title_text="error (%)", row=row, col=1)
-    fig.update_layout(height=250 * n_rows + 40, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    fig.update_annotations(font={"size": 13})  # the panel titles
+    fig.update_layout(height=260 * n_rows + 50, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return fig
+
+
+def _panel_title(title: str) -> str:
+    """A solver's title on two lines, its parenthesis below ("LapSVM in the primal<br>(Newton /
+    PCG)"): one line is wider than a panel of four in a row."""
+    name, bracket, rest = title.partition(" (")
+    return f"{name}<br>{bracket.strip()}{rest}" if bracket else title
 
 
 def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
@@ -580,8 +643,8 @@ def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
         marker={"color": [colors[s["solver"]] for s in summary]},
         hovertemplate="%{y}: %{x:.3g} s<extra></extra>",
     ))
-    fig.update_xaxes(type="log", title_text="median fit time (s)", showgrid=True,
-                     gridcolor="#eeeeee")
+    fig.update_xaxes(**log_axis([s["median_seconds"] for s in summary]),
+                     title_text="median fit time (s)", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(height=60 + 32 * len(summary), plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})

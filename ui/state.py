@@ -37,14 +37,18 @@ FILM_JUMP = "film_jump"      # counts the details slider's moves: each makes the
 SHOW_BASELINE = "show_baseline"
 SCENARIO_LOADED = "scenario_loaded"  # the URL scenario was read once for this session
 ERROR = "error"              # message of the last failed action, shown on the next run
+LINK_NOTICE = "link_notice"  # what the shared link could not set: (kind, text), shown once
 PICK_RANDOM = "pick_random"  # button: k random labels per class
 CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
+RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
+SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
-PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE)
+PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
+              RUN_BUDGET)
 
 DEFAULTS = {
     DATASET: "two_moons",
@@ -53,17 +57,23 @@ DEFAULTS = {
     SEED: 0,
     BRUSH: 1,
     K_PER_CLASS: 1,
-    SOLVER: "SVMBaseline",
+    # The solver whose paper is about the default data: the DA paper's Table 2 is two moons
+    # with one label per class (DA solved all ten draws).
+    SOLVER: "DeterministicAnnealingS3VM",
     SHOW_BASELINE: True,
+    RUN_BUDGET: 60,
 }
 
 #: Largest data set the app draws; kernels of this size stay interactive.
 MAX_POINTS = 2000
+#: Range of a Watch page run's time budget (seconds).
+MIN_BUDGET, MAX_BUDGET = 5, 600
 
 
 def init() -> None:
     """Fill missing keys with defaults, read a shared scenario once, keep widget values."""
     state = st.session_state
+    state[SCRIPT_RUNS] = state.get(SCRIPT_RUNS, 0) + 1
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
     if not state.get(SCENARIO_LOADED):
@@ -71,13 +81,23 @@ def init() -> None:
         text = st.query_params.get("scenario")
         if text:
             try:
-                load_scenario(text)
+                notes = load_scenario(text)
             except ValueError as error:
-                state[ERROR] = f"The shared link could not be loaded: {error}"
+                state[LINK_NOTICE] = ("error", f"The shared link could not be loaded: {error} "
+                                      "The app opens with its defaults.")
+            else:
+                if notes:
+                    state[LINK_NOTICE] = ("warning", "Parts of the shared link could not be "
+                                          "used:\n" + "\n".join(f"- {n}" for n in notes))
     for key in PERSISTENT:
         state[key] = state[key]
     for key in [k for k in state if isinstance(k, str) and k.startswith(PARAMS_PREFIX)]:
         state[key] = state[key]
+
+
+def fresh_page() -> bool:
+    """Whether this is the session's first page run (the browser has just opened the app)."""
+    return st.session_state.get(SCRIPT_RUNS, 0) <= 1
 
 
 def generated_description() -> tuple[str, int, float, int]:
@@ -190,7 +210,8 @@ def scenario() -> dict:
         if isinstance(key, str) and key.startswith(f"{PARAMS_PREFIX}{state[SOLVER]}:")
     }
     described = {"dataset": name, "n": n_samples, "noise": noise, "seed": seed,
-                 "labels": labeled, "solver": state[SOLVER], "params": params}
+                 "labels": labeled, "solver": state[SOLVER], "params": params,
+                 "budget": state[RUN_BUDGET]}
     if points := added_points():
         described["points"] = points
     return described
@@ -200,64 +221,243 @@ def scenario_query() -> str:
     return json.dumps(scenario(), separators=(",", ":"), sort_keys=True)
 
 
-def load_scenario(text: str) -> None:
-    """Validate a scenario's JSON and make it the session's state (never unpickled)."""
+#: The fields of a scenario (``scenario()`` writes them all; a link may leave any out).
+SCENARIO_FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params",
+                   "budget")
+#: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
+MAX_SCENARIO_CHARS = 100_000
+#: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
+MAX_SCENARIO_DEPTH = 3
+DEFAULT_LABELS = "the data set starts with one random label per class"
+
+
+def load_scenario(text: str) -> list[str]:
+    """Make a shared scenario the session's state; return sentences on what it could not use
+    (see ``parse_scenario``, which raises ``ValueError`` when the text is no scenario)."""
+    values, notes = parse_scenario(text)
+    state = st.session_state
+    labels, points = values.pop(LABELS, None), values.pop(ADDED)
+    for key, value in values.items():
+        state[key] = value
+    state[ADDED], state[ADDED_FOR] = points, generated_description()
+    if labels is not None:
+        set_labels(labels)
+    return notes
+
+
+def parse_scenario(text: str) -> tuple[dict, list[str]]:
+    """The session-state values a shared scenario sets, and sentences on what it could not use.
+
+    The text is read as JSON only (never unpickled), and every field is held to what the
+    widget that shows it accepts (``ui.widgets``: the sidebar's ``N_POINTS``, ``noise_param``
+    and ``SEED``, each solver's ``Param``s). A field that fails keeps its default, and a
+    sentence says so. Labels and added points are used only with the data they were made for:
+    when a data setting fails, they are left out too and the data set starts with one random
+    label per class, as a new data set does. A link without labels does the same.
+
+    Raises ``ValueError`` when the text is no scenario at all (not JSON, not an object, too
+    long or too deeply nested).
+    """
+    from ui import widgets  # (ui.widgets imports this module)
+
+    data = _scenario_object(text)
+    shown = widgets.shown
+    notes = []
+    if unknown := [key for key in data if key not in SCENARIO_FIELDS]:
+        notes.append(f"{_plural(len(unknown), 'Unknown field')} {_listed(unknown)} ignored: a "
+                     f"scenario has {', '.join(SCENARIO_FIELDS)}.")
+
+    name = data.get("dataset", DEFAULTS[DATASET])
+    as_shared = isinstance(name, str) and name in DATASETS
+    if not as_shared:
+        name = DEFAULTS[DATASET]
+        notes.append(f"There is no data set {shown(data['dataset'])} (the data sets are "
+                     f"{', '.join(DATASETS)}): {DATASETS[name].title} is shown, with its own "
+                     "settings.")
+    spec = DATASETS[name]
+    values = {DATASET: name}
+    settings = ((N_SAMPLES, "n", widgets.N_POINTS, spec.n_samples),
+                (NOISE, "noise", widgets.noise_param(spec), spec.noise),
+                (SEED, "seed", widgets.SEED, DEFAULTS[SEED]))
+    for key, field, param, default in settings:
+        values[key] = default
+        if field not in data or name != data.get("dataset", name):
+            continue
+        if key == N_SAMPLES and spec.fixed_size:
+            if data[field] != spec.n_samples:
+                as_shared = False
+                notes.append(f"{spec.title} has a fixed size: its {spec.n_samples} points are "
+                             f"shown, not n = {shown(data[field])}.")
+            continue
+        try:
+            values[key] = param.check(data[field])
+        except ValueError as problem:
+            as_shared = False
+            notes.append(f"{problem} Using {param.label} = {shown(default)} instead.")
+
+    values[ADDED] = []
+    if as_shared and data.get("points") not in (None, []):
+        try:
+            values[ADDED] = _valid_points(data["points"], name, max_added(values[N_SAMPLES]))
+        except ValueError as problem:
+            as_shared = False
+            notes.append(f"{problem} The added points were left out.")
+    if not as_shared:
+        if data.get("labels") or data.get("points"):
+            notes.append("The link's labels and added points belong to the data it "
+                         f"describes, which could not be shown as shared: {DEFAULT_LABELS}.")
+    elif "labels" in data:
+        labels, note = _valid_labels(data["labels"], values[N_SAMPLES] + len(values[ADDED]))
+        if labels is not None:
+            values[LABELS] = labels
+        if note:
+            notes.append(note)
+
+    values.update(_solver_values(data, notes))
+    if "budget" in data:
+        try:
+            values[RUN_BUDGET] = widgets.BUDGET.check(data["budget"])
+        except ValueError as problem:
+            notes.append(f"{problem} Using {widgets.BUDGET.label} = "
+                         f"{shown(DEFAULTS[RUN_BUDGET])} instead.")
+    return values, notes
+
+
+def _scenario_object(text: str) -> dict:
+    """A scenario's text as a JSON object, or a ``ValueError`` saying why it is none."""
+    if len(text) > MAX_SCENARIO_CHARS:
+        raise ValueError(f"it is {len(text):,} characters long, more than a scenario can be "
+                         f"({MAX_SCENARIO_CHARS:,}).")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
+    except RecursionError:
+        data = None  # nested far too deeply for the parser
+    except ValueError as error:  # not JSON, or an integer of more than 4,300 digits
         raise ValueError("it is not valid JSON.") from error
+    if data is None or _depth(data) > MAX_SCENARIO_DEPTH:
+        raise ValueError("it is nested more deeply than a scenario is.")
     if not isinstance(data, dict):
-        raise ValueError("it must describe a scenario as a JSON object.")
-    name = data.get("dataset", DEFAULTS[DATASET])
-    if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}.")
-    n = data.get("n", DATASETS[name].n_samples)
-    noise = data.get("noise", DATASETS[name].noise)
-    seed = data.get("seed", 0)
-    if not (isinstance(n, int) and 4 <= n <= MAX_POINTS):
-        raise ValueError(f"n must be an integer between 4 and {MAX_POINTS}.")
-    if not (isinstance(noise, int | float) and 0 <= noise <= 10):
-        raise ValueError("noise must be a number between 0 and 10.")
-    if not (isinstance(seed, int) and 0 <= seed < 2**31):
-        raise ValueError("seed must be a non-negative integer.")
-    points = _valid_points(data.get("points", []), name, max_added(n))
-    raw_labels = data.get("labels", {})
-    if not isinstance(raw_labels, dict):
-        raise ValueError("labels must map point indices to classes 0 or 1.")
-    values = [UNLABELED] * (n + len(points))
-    for index, cls in raw_labels.items():
-        if not (str(index).isdigit() and int(index) < len(values) and cls in (0, 1)):
-            raise ValueError(f"label {index!r}: {cls!r} is not a point index with class 0 or 1.")
-        values[int(index)] = cls
-    state = st.session_state
-    state[DATASET], state[N_SAMPLES], state[NOISE], state[SEED] = name, n, float(noise), seed
-    state[ADDED], state[ADDED_FOR] = points, generated_description()
-    set_labels(values)
-    solver = data.get("solver")
-    if isinstance(solver, str):
-        state[SOLVER] = solver
-        for key, value in (data.get("params") or {}).items():
-            if isinstance(value, int | float | str | bool):
-                state[solver_param_key(solver, str(key))] = value
+        raise ValueError('it must describe a scenario as a JSON object, such as '
+                         '{"dataset": "two_moons", "n": 200}.')
+    return data
+
+
+def _depth(value) -> int:
+    """How deeply lists and objects nest in a JSON value (without recursion: any depth)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth <= MAX_SCENARIO_DEPTH:
+                stack.extend((item, depth) for item in
+                             (value.values() if isinstance(value, dict) else value))
+    return deepest
 
 
 def _valid_points(points, name: str, most: int) -> list[list]:
     """A scenario's added points, checked: at most ``most`` of ``[x, y, class]``, finite, on a
     2-D data set."""
-    if not points:
-        return []
     if DATASETS[name].n_features != 2:
-        raise ValueError(f"points can be added to 2-D data sets only, not to {name}.")
+        raise ValueError(f"Points can be added to 2-D data sets only, not to {name}.")
     if not isinstance(points, list) or len(points) > most:
-        raise ValueError(f"points must be a list of at most {most} [x, y, class] triples here.")
+        raise ValueError(f"The added points must be a list of at most {most} [x, y, class] "
+                         "triples here.")
     checked = []
     for point in points:
         if not (isinstance(point, list) and len(point) == 3
-                and all(isinstance(v, int | float) and math.isfinite(v) and abs(v) <= 1e6
-                        for v in point[:2]) and point[2] in (0, 1)):
-            raise ValueError(f"added point {point!r} is not [x, y, class 0 or 1].")
+                and all(_is_number(v) and math.isfinite(v) and abs(v) <= 1e6
+                        for v in point[:2]) and _is_class(point[2])):
+            from ui.widgets import shown
+
+            raise ValueError(f"The added point {shown(point)} is not [x, y, class 0 or 1].")
         checked.append([float(point[0]), float(point[1]), int(point[2])])
     return checked
+
+
+def _valid_labels(raw, n_points: int) -> tuple[list[int] | None, str | None]:
+    """A scenario's labels (``{"index": class}``) as a list over the ``n_points`` points, and a
+    sentence on the entries left out; ``None`` labels when they are not a mapping at all."""
+    from ui.widgets import shown
+
+    if not isinstance(raw, dict):
+        return None, (f"The labels {shown(raw)} must map point indices to classes 0 or 1, "
+                      f'such as {{"3": 0, "17": 1}}: {DEFAULT_LABELS}.')
+    labels, bad = [UNLABELED] * n_points, []
+    for index, cls in raw.items():
+        position = _point_index(index, n_points)
+        if position is None or not _is_class(cls):
+            bad.append(f"{shown(index, 20)}: {shown(cls, 20)}")
+        else:
+            labels[position] = int(cls)
+    note = None
+    if bad:
+        note = (f"{_plural(len(bad), 'Label')} {_listed(bad, quote=False)} left out: a label "
+                f"is a point index from 0 to {n_points - 1} with class 0 or 1.")
+    return labels, note
+
+
+def _solver_values(data: dict, notes: list[str]) -> dict:
+    """The session-state values of a scenario's solver and parameters, each held to its
+    widget; what is left out is added to ``notes``."""
+    from ui.widgets import SOLVERS, shown
+
+    solver = data.get("solver", DEFAULTS[SOLVER])
+    if not (isinstance(solver, str) and solver in SOLVERS):
+        default = SOLVERS[DEFAULTS[SOLVER]].title
+        notes.append(f"There is no solver {shown(solver)} (the solvers are "
+                     f"{', '.join(SOLVERS)}): the Watch page opens on {default} with its "
+                     "default parameters.")
+        return {SOLVER: DEFAULTS[SOLVER]}
+    values = {SOLVER: solver}
+    raw = data.get("params", {})
+    if not isinstance(raw, dict):
+        notes.append(f"The parameters {shown(raw)} must map names to values, such as "
+                     f'{{"C": 10}}: {SOLVERS[solver].title} opens with its defaults.')
+        return values
+    params = {param.name: param for param in SOLVERS[solver].params}
+    unknown = [name for name in raw if name not in params]
+    for name, value in raw.items():
+        if name in params:
+            try:
+                values[solver_param_key(solver, name)] = params[name].check(value)
+            except ValueError as problem:
+                default = params[name].placeholder or shown(params[name].default)
+                notes.append(f"{problem} Using its default ({default}) instead.")
+    if unknown:
+        notes.append(f"{SOLVERS[solver].title} has no {_plural(len(unknown), 'parameter')} "
+                     f"{_listed(unknown)}; its parameters are {', '.join(params)}.")
+    return values
+
+
+def _point_index(text: str, n_points: int) -> int | None:
+    """A label's point index (ASCII digits only: ``int`` would also read "٣", and refuse
+    "²", which ``str.isdigit`` accepts), or None."""
+    if text.isascii() and text.isdigit() and len(text) <= 6 and int(text) < n_points:
+        return int(text)
+    return None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_class(value) -> bool:
+    return _is_number(value) and value in (0, 1)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{noun}s" if count > 1 else noun
+
+
+def _listed(items, most: int = 3, quote: bool = True) -> str:
+    """The first few of ``items`` (a link may hold thousands), quoted short unless ``quote`` is
+    False (already quoted)."""
+    from ui.widgets import shown
+
+    quoted = [shown(item, 20) if quote else item for item in items[:most]]
+    return ", ".join(quoted) + (f" and {len(items) - most} more" if len(items) > most else "")
 
 
 # -- teaching pages (issue 9) --------------------------------------------------------------
@@ -274,13 +474,14 @@ COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
 COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
 COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
 COMPARE_RUN = "compare_run"        # Compare page: the run button
-COMPARE_RESULTS = "compare_results"  # Compare page: {"key": description, "rows": [...]}
+COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
+COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
     DA_LOSS: "hinge", DA_LAM: 1e-3, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
-    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None,
+    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
 }
 
 

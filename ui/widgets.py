@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
 
 from ui import state as keys
+from ui.jobs import warm_up
 
 
 @dataclass(frozen=True)
 class Param:
-    """One hyperparameter as the form shows it.
+    """One setting as its widget shows it, and the values the widget accepts (``check``).
 
     ``default=None`` with ``optional=True`` means "the paper's data-dependent default" (shown as
     an empty box with ``placeholder``).
@@ -29,6 +31,48 @@ class Param:
     integer: bool = False
     optional: bool = False
     placeholder: str = ""
+
+    def check(self, value):
+        """``value`` as the widget holds it (an int or a float); a ``ValueError`` saying what
+        is wrong and what is allowed when the widget does not accept it.
+
+        The number boxes have no bounds of their own (a box refuses an out-of-range value
+        in the browser, turns red and keeps sending its old one, so the page could not tell
+        that the value on screen was not used): this is where a value is held to them.
+        """
+        if self.options:
+            if value not in self.options or isinstance(value, bool):
+                allowed = ", ".join("none" if o is None else str(o) for o in self.options)
+                raise ValueError(f"{self.label} must be one of {allowed}, not {shown(value)}.")
+            return value
+        if value is None:
+            if self.optional:
+                return None
+            raise ValueError(f"{self.label} needs a value.")
+        kind = "a whole number" if self.integer else "a number"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
+        if not math.isfinite(value):
+            raise ValueError(f"{self.label} must be a finite number, not {shown(value)}.")
+        if self.integer and value != int(value):
+            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
+        if not ((self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high)):
+            raise ValueError(f"{self.label} = {shown(value)} is outside the allowed range "
+                             f"{shown(self.low)} to {shown(self.high)}.")
+        return int(value) if self.integer else float(value) + 0.0  # + 0.0: no -0.0
+
+
+def shown(value, width: int = 40) -> str:
+    """A value as a message quotes it: numbers short (1e-8, 2000), anything else as its
+    ``repr`` cut to ``width`` characters (a link may hold a string of any length)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        text = f"{value:.6g}"
+        return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -168,42 +212,58 @@ def make_estimator(name: str, params: dict):
     return solver_class(name)(**{k: v for k, v in params.items() if k in known})
 
 
-def _valid(param: Param, value) -> bool:
-    if value is None:
-        return param.optional
-    if param.options:
-        return value in param.options
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return (param.low is None or value >= param.low) and (param.high is None or value <= param.high)
+def number_box(container, param: Param, key: str, **options):
+    """A number input for ``param`` under ``key``, without bounds of its own: the page holds its
+    value to ``param`` (``Param.check``) and says what is wrong, where a bounded box would turn
+    red in the browser and go on sending its previous value. Its help gives the range."""
+    kind = {"step": 1} if param.integer else {"format": "%g"}
+    # A widget whose key is already in the session must not also get a default value.
+    initial = {} if key in st.session_state else {"value": param.default}
+    allowed = ("" if param.low is None or param.high is None
+               else f" Allowed: {shown(param.low)} to {shown(param.high)}.")
+    return container.number_input(
+        param.label, key=key, help=param.help + allowed if param.help else None,
+        placeholder=param.placeholder or None, **{**kind, **initial, **options})
+
+
+def problems(checks) -> list[str]:
+    """What ``Param.check`` says of each ``(param, value)`` whose value its widget refuses."""
+    found = []
+    for param, value in checks:
+        try:
+            param.check(value)
+        except ValueError as problem:
+            found.append(str(problem))
+    return found
 
 
 def parameter_form(name: str, n_columns: int = 3) -> dict:
     """Draw the parameter widgets of solver ``name`` in ``n_columns`` columns; return their
-    values by parameter name."""
+    values by parameter name (``require_valid_parameters`` holds them to their ranges)."""
     values = {}
     columns = st.columns(n_columns)
     for index, param in enumerate(SOLVERS[name].params):
         column = columns[index % n_columns]
         key = keys.solver_param_key(name, param.name)
-        if key in st.session_state and not _valid(param, st.session_state[key]):
-            del st.session_state[key]  # e.g. a value from an edited link: fall back to default
-        # A widget whose key is already in the session must not also get a default value.
-        initial = {} if key in st.session_state else {"value": param.default}
         if param.options:
-            if initial:
-                initial = {"index": param.options.index(param.default)}
+            initial = ({} if key in st.session_state
+                       else {"index": param.options.index(param.default)})
             values[param.name] = column.selectbox(
                 param.label, param.options, key=key, help=param.help,
                 format_func=lambda option: "none" if option is None else str(option), **initial)
         else:
-            number = ({"min_value": int(param.low), "max_value": int(param.high), "step": 1}
-                      if param.integer else
-                      {"min_value": param.low, "max_value": param.high, "format": "%g"})
-            values[param.name] = column.number_input(
-                param.label, key=key, help=param.help, placeholder=param.placeholder or None,
-                **number, **initial)
+            values[param.name] = number_box(column, param, key)
     return values
+
+
+def require_valid_parameters(name: str, values: dict, *more) -> None:
+    """Stop the page before solver ``name`` runs when a parameter (or one of the ``(param,
+    value)`` pairs ``more``) is outside what its box accepts, saying which and what is
+    allowed: the previous film must not pass for a run of the values on screen."""
+    checks = [(param, values.get(param.name)) for param in SOLVERS[name].params]
+    if found := problems([*checks, *more]):
+        st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run** again.")
+        st.stop()
 
 
 def require_both_classes(labels, solver: str = "a solver") -> None:
@@ -216,11 +276,22 @@ def require_both_classes(labels, solver: str = "a solver") -> None:
         st.stop()
 
 
-def start_page() -> None:
-    """Initialise the session's state and draw the shared sidebar (first call of every page)."""
+def start_page(uses_data: bool = True) -> None:
+    """Initialise the session's state and draw the shared sidebar (first call of every page),
+    then what a shared link could not set; stop a page that ``uses_data`` while the sidebar's
+    data settings are invalid (nothing could be drawn from them)."""
     _enter_through_the_router()
+    warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
-    data_controls()
+    found = data_controls()
+    if notice := st.session_state.pop(keys.LINK_NOTICE, None):
+        kind, text = notice
+        (st.error if kind == "error" else st.warning)(text)
+    if found:
+        st.error(f"The data settings in the sidebar are not valid: {' '.join(found)} Change "
+                 "them there: the pages show data again as soon as they are valid.")
+        if uses_data:
+            st.stop()
 
 
 PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wide"}
@@ -248,11 +319,31 @@ _routed = False
 
 
 def route() -> None:
-    """The router (``app.py``): page configuration, then the page the address names."""
+    """The router (``app.py``): page configuration, then the page the address names (or the
+    first page, saying so, when the address names no page)."""
     global _routed
     _routed = True
     st.set_page_config(**PAGE_CONFIG)
-    st.navigation(app_pages()).run()
+    page = st.navigation(app_pages())
+    if missing := _unknown_page():
+        path = missing if len(missing) <= 60 else f"{missing[:59]}…"
+        st.warning(f"This app has no page “/{path}”: here is its first page, {page.title}. "
+                   "The sidebar lists every page.")
+    page.run()
+
+
+def _unknown_page() -> str | None:
+    """The page name of the address when it names no page of the router (Streamlit then runs
+    the first page), else None. Only the first run of a session asks by name: later ones ask
+    for a page by its hash."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    manager = context.pages_manager if context is not None else None
+    if manager is None or manager.intended_page_script_hash or not manager.intended_page_name:
+        return None
+    known = {info.get("url_pathname") for info in manager.get_pages().values()}
+    return None if manager.intended_page_name in known else manager.intended_page_name
 
 
 def _enter_through_the_router() -> None:
@@ -273,29 +364,55 @@ def _enter_through_the_router() -> None:
         st.navigation(app_pages())
 
 
-def data_controls() -> None:
-    """The shared sidebar: which data set, how many points, how noisy, which seed."""
+#: The sidebar's number settings; a shared link is held to the same (``ui.state``).
+N_POINTS = Param("n", "n (points)", None, "Number of points. Kernel solvers cost O(n²) memory.",
+                 low=10, high=keys.MAX_POINTS, integer=True)
+#: The Watch page's time budget of a run.
+BUDGET = Param("budget", "time budget (s)", keys.DEFAULTS[keys.RUN_BUDGET],
+               "A run ends after this much solver time and plays the path so far.",
+               low=keys.MIN_BUDGET, high=keys.MAX_BUDGET, integer=True)
+#: No help text: a "Help for seed" button would share the box's accessible name.
+SEED = Param("seed", "seed", 0, "", low=0, high=2**31 - 1, integer=True)
+
+
+def noise_param(spec) -> Param:
+    """The sidebar's noise slider for data set ``spec`` (a registry entry of ``toy_data``)."""
+    return Param("noise", "noise", spec.noise, "Standard deviation of the jitter.", low=0.0,
+                 high=2.0 if spec.noise >= 0.5 else 0.5)
+
+
+def data_controls() -> list[str]:
+    """The shared sidebar: which data set, how many points, how noisy, which seed. Returns what
+    is wrong with the settings, as sentences (empty when the data can be drawn)."""
     from toy_data import DATASETS
 
+    state = st.session_state
     st.sidebar.header("Data")
     st.sidebar.selectbox("data set", list(DATASETS), key=keys.DATASET,
                          format_func=lambda name: DATASETS[name].title,
                          on_change=_reset_data_defaults)
-    spec = DATASETS[st.session_state[keys.DATASET]]
+    spec = DATASETS[state[keys.DATASET]]
     st.sidebar.caption(f"{spec.description} Dimension {spec.n_features}; assumption: "
                        f"{spec.assumption}.")
-    st.sidebar.number_input("n (points)", min_value=10, max_value=keys.MAX_POINTS, step=10,
-                            key=keys.N_SAMPLES, disabled=spec.fixed_size,
-                            help="Number of points. Kernel solvers cost O(n²) memory.")
-    st.sidebar.slider("noise", min_value=0.0, max_value=2.0 if spec.noise >= 0.5 else 0.5,
-                      step=0.01, key=keys.NOISE, help="Standard deviation of the jitter.")
-    st.sidebar.number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key=keys.SEED)
+    if spec.fixed_size:  # its box is disabled: no other n could be changed back
+        state[keys.N_SAMPLES] = spec.n_samples
+    number_box(st.sidebar, N_POINTS, keys.N_SAMPLES, step=10, disabled=spec.fixed_size)
+    noise = noise_param(spec)
+    st.sidebar.slider(noise.label, min_value=noise.low, max_value=noise.high, step=0.01,
+                      key=keys.NOISE, help=noise.help)
+    number_box(st.sidebar, SEED, keys.SEED)
     st.sidebar.button("Regenerate", on_click=_next_seed, key=keys.REGENERATE, width="stretch",
                       help="Draw a new data set from the same generator (next seed).")
+    found = problems([(N_POINTS, state[keys.N_SAMPLES]), (noise, state[keys.NOISE]),
+                      (SEED, state[keys.SEED])])
     with st.sidebar.expander("Share this scenario"):
-        st.code(share_link(), language=None, wrap_lines=True)
-        st.caption("Copy this link (the icon at its right): it opens this page with the same "
-                   "data, labels, added points, solver and parameters.")
+        if found:
+            st.caption("The link appears once the data settings above are valid.")
+        else:
+            st.code(share_link(), language=None, wrap_lines=True)
+            st.caption("Copy this link (the icon at its right): it opens this page with the "
+                       "same data, labels, added points, solver and parameters.")
+    return found
 
 
 def share_link() -> str:

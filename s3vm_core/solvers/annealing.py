@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
 from scipy.special import entr, expit, log_expit, logit
-from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, iteration_limit
 from s3vm_core.losses import (
     DA_LOSSES,
     da_effective_loss,
@@ -45,7 +43,7 @@ from s3vm_core.solvers.finite_newton import (
     squared_hinge_mfn,
     weighted_ridge,
 )
-from s3vm_core.solvers.svm import linear_svc_weights
+from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, warn_libsvm_cap
 from s3vm_core.trace import SolverState
 
 #: Stopping tolerance of LIBSVM in the hinge f-step (KKT violation); scikit-learn's default
@@ -58,6 +56,8 @@ _NEWTON_MAX_ITER = 50
 #: kernel path is exact, and p reacts to f with a factor 1/T, so the one solve per alternation
 #: is taken to near machine accuracy (a few more LSQR iterations).
 _RIDGE_TOL = 1e-12
+#: log10 of the lowest temperature allowed: (nu - g) / T of eq. (8) must stay finite.
+_LOWEST_LOG10_T = -250.0
 #: The balance (5) is enforced to this absolute tolerance on ``mean(p) - r``.
 _BALANCE_TOL = 1e-12
 
@@ -304,7 +304,9 @@ def weighted_svm(K, lam, c_plus, c_minus, cache=None):
     Each point appears with label +1 and weight ``c_plus`` and with label -1 and weight
     ``c_minus`` (copies of zero weight are left out; an unlabeled point appears twice).
     Dividing (4) by ``lam`` gives LIBSVM's ``1/2 ||f||^2 + sum_e C_e xi_e`` with
-    ``C_e = c_e / lam``. LIBSVM adds an unregularized bias. Returns ``(alpha, intercept)``.
+    ``C_e = c_e / lam``. LIBSVM adds an unregularized bias. Returns
+    ``(alpha, intercept, converged)``; ``converged`` is False when LIBSVM stopped at its
+    iteration cap (``svm.fit_libsvm``), which small ``lam`` or large ``lam_u`` cause.
 
     ``cache`` (a dict kept across the alternations of one fit) keeps the kernel matrix of the
     copies: it changes only when a weight becomes exactly 0, and building it (2n x 2n) would
@@ -319,20 +321,18 @@ def weighted_svm(K, lam, c_plus, c_minus, cache=None):
     cache = {} if cache is None else cache
     if "keep" not in cache or not np.array_equal(cache["keep"], keep):
         cache["keep"], cache["K"] = keep, K[np.ix_(points, points)]
-    svm = SVC(C=1.0, kernel="precomputed", tol=_SVC_TOL)
-    # the inputs are ours and already checked: skip scikit-learn's per-call validation
-    with config_context(assume_finite=True, skip_parameter_validation=True):
-        svm.fit(cache["K"], labels, sample_weight=weights)
+    svm, converged = fit_libsvm(cache["K"], labels, sample_weight=weights, tol=_SVC_TOL)
     alpha = np.bincount(points[svm.support_], weights=svm.dual_coef_[0], minlength=n)
-    return alpha, float(svm.intercept_[0])
+    return alpha, float(svm.intercept_[0]), converged
 
 
 def weighted_linear_svm(X, lam, c_plus, c_minus, cache=None):
     """The hinge f-step on the linear path: ``weighted_svm`` with LIBSVM's linear kernel.
 
     The copies are rows of ``X`` (dense, or sparse CSR kept sparse); LIBSVM computes the inner
-    products it needs on the fly, so no n x n matrix is formed. Returns ``(w, intercept)``
-    with ``f(x) = w^T x + intercept``. ``cache`` keeps the stacked copies across alternations.
+    products it needs on the fly, so no n x n matrix is formed. Returns
+    ``(w, intercept, converged)`` with ``f(x) = w^T x + intercept``, ``converged`` as for
+    ``weighted_svm``. ``cache`` keeps the stacked copies across alternations.
     """
     n = X.shape[0]
     points = np.r_[np.arange(n), np.arange(n)]
@@ -342,10 +342,9 @@ def weighted_linear_svm(X, lam, c_plus, c_minus, cache=None):
     cache = {} if cache is None else cache
     if "keep" not in cache or not np.array_equal(cache["keep"], keep):
         cache["keep"], cache["X"] = keep, X[points[keep]]
-    svm = SVC(C=1.0, kernel="linear", tol=_SVC_TOL)
-    with config_context(assume_finite=True, skip_parameter_validation=True):
-        svm.fit(cache["X"], labels[keep], sample_weight=weights[keep])
-    return linear_svc_weights(svm), float(svm.intercept_[0])
+    svm, converged = fit_libsvm(cache["X"], labels[keep], sample_weight=weights[keep],
+                                tol=_SVC_TOL, kernel="linear")
+    return linear_svc_weights(svm), float(svm.intercept_[0]), converged
 
 
 # -- the estimator -------------------------------------------------------------------------------
@@ -371,10 +370,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-3
+    lam : float in [1e-8, 1e4], default=1e-3
         ``lambda``, weight of ``||f||_K^2`` in (4); §4 searches ``{1e-4, 1e-3, 1e-2, 1e-1}``.
-    lam_u : float, default=1.0
-        ``lambda'``, weight of the unlabeled loss; §4 fixes ``lambda' = 1``.
+        The bounds lie four decades beyond that grid: the hinge f-step's LIBSVM costs are
+        ``C_e = c_e / lam`` (up to ``1 / (l lam)``), and below 1e-8 the solves only run into
+        their iteration cap (``svm.fit_libsvm``).
+    lam_u : float in [1e-8, 1e4], default=1.0
+        ``lambda'``, weight of the unlabeled loss; §4 fixes ``lambda' = 1``; four decades
+        either side of it (the unlabeled costs are ``lam_u p / (u lam)``).
     loss : {"hinge", "squared_hinge", "squared"}, default="hinge"
         ``V`` of §3.1: ``max(0, 1-t)`` (DA(l1), the paper's best on Table 2),
         ``max(0, 1-t)^2/2`` (DA(l2)), or ``(1-t)^2/2`` (DA(sqr), regularized least squares).
@@ -393,20 +396,28 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         Fraction of unlabeled points of the positive class ``classes_[1]`` in constraint (5);
         ``None`` estimates it from the labeled points ("It may also be estimated from the
         labeled examples", §3).
-    T0 : float, default=10
-        Initial temperature (Table 1).
+    T0 : float in (0, 1e6], default=10
+        Initial temperature (Table 1). Above 1e6 the entropy term swamps every loss the
+        bounded costs allow, so only more stages of ``p = r`` would follow.
     R : float > 1, default=1.5
-        Annealing rate, ``T <- T / R`` (Table 1).
-    eps : float, default=1e-6
+        Annealing rate, ``T <- T / R`` (Table 1). ``T0``, ``R`` and ``max_stages`` must keep the
+        last temperature ``T0 / R^(max_stages - 1)`` above 1e-250, where ``(nu - g) / T`` in
+        eq. (8) still fits in floating point.
+    eps : float >= 1e-10, default=1e-6
         Threshold of both loops of Table 1: KL divergence between consecutive p (inner) and
         entropy of p (outer). Entropy and KL are totals over the unlabeled points, in nats.
+        Below 1e-10 they are within the f-step's tolerance and round-off: on two moons
+        (n = 200) eps = 1e-12 already ends temperatures at ``max_iter`` instead of KL < eps.
         When ``r u`` is not an integer the balance forces one point to keep a fractional
         probability, so the outer loop stops when ``S(p)`` is within ``eps`` of that point's
         least entropy ``h(frac(r u))`` (``h`` the binary entropy).
     max_iter : int, default=100
-        Safeguard (not in the paper): alternations per temperature.
+        Safeguard (not in the paper): alternations per temperature. A temperature also ends
+        when its hinge f-step stops at LIBSVM's iteration cap (that f-step is no minimizer, so
+        further alternations cannot settle p); a ``ConvergenceWarning`` says so.
     max_stages : int, default=60
-        Safeguard (not in the paper): number of temperatures (``T0 / R^60 ~ 3e-10``).
+        Safeguard (not in the paper): number of temperatures (``T0 / R^60 ~ 3e-10``). Both
+        safeguards are at most ``base.ITERATION_LIMIT``.
 
     Attributes
     ----------
@@ -432,15 +443,24 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "lam_u": [Interval(Real, 0, None, closed="neither")],
+        "lam": [Bounded(Real, 1e-8, 1e4, closed="both",
+                        why="the paper searches 1e-4 .. 1e-1; below 1e-8 the hinge f-step's "
+                            "LIBSVM costs 1 / (l lam) only run into its iteration cap")],
+        "lam_u": [Bounded(Real, 1e-8, 1e4, closed="both",
+                          why="the paper fixes lam_u = 1; beyond these bounds the unlabeled "
+                              "costs lam_u p / (u lam) are lost in round-off or only slow "
+                              "LIBSVM down")],
         "loss": [StrOptions(set(DA_LOSSES))],
         "r": [Interval(Real, 0, 1, closed="neither"), None],
-        "T0": [Interval(Real, 0, None, closed="neither")],
-        "R": [Interval(Real, 1, None, closed="neither")],
-        "eps": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_stages": [Interval(Integral, 1, None, closed="left")],
+        "T0": [Bounded(Real, 0, 1e6, closed="right",
+                       why="Table 1 starts at 10; above 1e6 the entropy term swamps every loss")],
+        "R": [Interval(Real, 1, np.inf, closed="neither")],
+        "eps": [Bounded(Real, 1e-10, np.inf, closed="left",
+                        why="Table 1 uses 1e-6; below 1e-10 KL and entropy are within the "
+                            "f-step's tolerance and round-off, and the loops only run into "
+                            "max_iter")],
+        "max_iter": [iteration_limit(100)],
+        "max_stages": [iteration_limit(60)],
     }
 
     def __init__(self, lam=1e-3, lam_u=1.0, loss="hinge", kernel="rbf", sigma=None, degree=3,
@@ -463,6 +483,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     def _setup(self, problem):
         X, y = problem.X, problem.y
+        last_T = math.log10(self.T0) - (self.max_stages - 1) * math.log10(self.R)
+        if last_T < _LOWEST_LOG10_T:
+            raise ValueError(
+                f"With T0={self.T0:g}, R={self.R:g} and max_stages={self.max_stages}, the last "
+                f"temperature T0 / R^(max_stages - 1) would be 1e{last_T:.0f}, below the 1e-250 "
+                "at which eq. (8) still fits in floating point. Use fewer max_stages or a "
+                "smaller R."
+            )
         if self.r is None:
             self.r_ = float(np.mean(y[problem.labeled] > 0))
         else:
@@ -491,11 +519,15 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         state = self._init(problem)
         yield self._record(state, problem, "init")
         best = None
+        capped_temperatures = 0
         for stage in range(self.max_stages):
             T = self.T0 / self.R**stage
             for iteration in range(self.max_iter):
                 state = self._step(state, problem, T)
-                converged = state["kl"] < self.eps
+                # An f-step that LIBSVM's cap stopped is no minimizer, so alternating further
+                # cannot settle p: that temperature ends there (counted, and warned below).
+                converged = state["kl"] < self.eps or not state["f_converged"]
+                capped_temperatures += not state["f_converged"]
                 event = "stage_end" if converged or iteration == self.max_iter - 1 else "iter"
                 recorded = self._record(state, problem, event, stage, T, iteration)
                 if best is None or recorded.extras["effective_cost"] <= (
@@ -521,6 +553,12 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                 "max_stages or eps.",
                 ConvergenceWarning, stacklevel=2,
             )
+        if capped_temperatures:
+            warn_libsvm_cap(
+                f"the hinge f-step at {capped_temperatures} temperature(s); each of them ended "
+                "there, without KL < eps",
+                f"Its costs are c_e / lam: a larger lam (here {self.lam:g}) or a smaller lam_u "
+                f"(here {self.lam_u:g}) converges faster.")
         self.p_ = np.array(best.extras["p"])
         self.T_ = best.stage_value
         self.nu_ = best.extras["nu"]
@@ -546,13 +584,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     def _step(self, state, problem, T):
         """One alternation of Table 1: the f-step for fixed p, then ``q = p`` and eq. (8)."""
-        alpha, intercept, f = self._f_step(state["alpha"], state["f"], state["p"], problem)
+        alpha, intercept, f, f_converged = self._f_step(state["alpha"], state["f"], state["p"],
+                                                         problem)
         fu = f[problem.unlabeled]
         g = self.lam_u * (da_loss(fu, self.loss) - da_loss(-fu, self.loss))
         p, nu, logits = solve_p(g, T, self.r_, nu0=state["nu"])
         return {"alpha": alpha, "intercept": intercept, "f": f, "p": p, "logits": logits,
                 "nu": nu, "kl": kl_divergence(logits, state["logits"]), "T": T,
-                "entropy": total_entropy(p)}
+                "entropy": total_entropy(p), "f_converged": f_converged}
 
     def _terminate(self, state, problem):
         """Table 1, outer loop: stop once ``S(p) < eps`` (up to the forced fractional point)."""
@@ -562,20 +601,21 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     def _f_step(self, alpha, f, p, problem):
         """Minimize (4) over f for fixed p; returns ``(coef, intercept, f on the training
-        points)``. ``f`` is the current output, the warm start of the linear path."""
+        points, converged)``, ``converged`` False when LIBSVM's cap stopped the hinge f-step.
+        ``f`` is the current output, the warm start of the linear path."""
         c_plus, c_minus = label_weights(problem.y, p, self.lam_u)
         if self.kernel == "linear":
             return self._linear_f_step(alpha, f, c_plus, c_minus, problem.X)
         if self.loss == "squared":
             Y = np.where(problem.labeled, problem.y, 2.0 * self._p_full(p, problem) - 1.0)
-            alpha, intercept = scipy.linalg.cho_solve(self._rls_factor, Y), 0.0
+            alpha, intercept, converged = scipy.linalg.cho_solve(self._rls_factor, Y), 0.0, True
         elif self.loss == "squared_hinge":
             alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
-            intercept = 0.0
+            intercept, converged = 0.0, True
         else:
-            alpha, intercept = weighted_svm(self._K, self.lam, c_plus, c_minus,
-                                            self._copies_cache)
-        return alpha, intercept, self._K @ alpha + intercept
+            alpha, intercept, converged = weighted_svm(self._K, self.lam, c_plus, c_minus,
+                                                       self._copies_cache)
+        return alpha, intercept, self._K @ alpha + intercept, converged
 
     def _linear_f_step(self, w, f, c_plus, c_minus, X):
         """The f-step in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006) for
@@ -589,14 +629,15 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                     f"The squared-hinge Newton f-step did not converge in "
                     f"{result.newton_steps} steps.", ConvergenceWarning, stacklevel=4,
                 )
-            return result.w, 0.0, result.outputs
+            return result.w, 0.0, result.outputs, True
         if self.loss == "squared":
             weights = c_plus + c_minus
             w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam, w,
                                      tol=_RIDGE_TOL)
-            return w, 0.0, decision(X, w)
-        w, intercept = weighted_linear_svm(X, self.lam, c_plus, c_minus, self._copies_cache)
-        return w, intercept, decision(X, w, intercept)
+            return w, 0.0, decision(X, w), True
+        w, intercept, converged = weighted_linear_svm(X, self.lam, c_plus, c_minus,
+                                                      self._copies_cache)
+        return w, intercept, decision(X, w, intercept), converged
 
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)

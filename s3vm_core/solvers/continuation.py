@@ -32,8 +32,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
-from s3vm_core.kernels import select_landmarks
+from s3vm_core.base import (
+    COST_RANGE,
+    KERNEL_CONSTRAINTS,
+    UNLABELED_WIDTH,
+    Bounded,
+    S3VMClassifier,
+    cost,
+    iteration_limit,
+)
+from s3vm_core.kernels import FLAT_KERNEL, select_landmarks
 from s3vm_core.losses import (
     gaussian_smoothed_hinge,
     gaussian_smoothed_hinge_grad,
@@ -55,6 +63,10 @@ SMOOTHED_LOSSES = {
     "hinge": (gaussian_smoothed_hinge, gaussian_smoothed_hinge_grad),
     "squared_hinge": (gaussian_smoothed_squared_hinge, gaussian_smoothed_squared_hinge_grad),
 }
+
+#: Largest number of smoothing values: the paper takes eleven steps (§3.2), and each one is a
+#: full L-BFGS minimization warm-started at the last, so more only repeats near-identical work.
+MAX_N_GAMMA = 100
 
 #: Below this size the leading eigenvalue of M (§3.2) is taken from a dense eigendecomposition.
 _DENSE_EIG = 300
@@ -147,9 +159,13 @@ def smoothed_objective_along_line(model, coef, direction=None, ts=None, gamma: f
             f"direction has shape {d.shape} but the model has {w.size} coordinates; give one "
             "value per coordinate of features()."
         )
-    if gamma < 0:
-        raise ValueError(f"gamma is a smoothing variance and must be >= 0, got {gamma}.")
+    if not (isinstance(gamma, Real) and 0 <= gamma < np.inf):
+        raise ValueError(f"gamma is a smoothing variance and must be a finite number >= 0, got "
+                         f"{gamma!r}.")
     ts = np.linspace(-3.0, 3.0, 201) if ts is None else np.asarray(ts, dtype=float).ravel()
+    if not (np.all(np.abs(ts) <= 1e100) and np.all(np.abs(d) <= 1e100)):
+        raise ValueError("ts and direction must hold finite numbers of at most 1e100 (the "
+                         "objective squares them).")
     Z, y = pm.Z, model._y
     norms = model._norms
     scale = math.sqrt(gamma) * norms
@@ -215,20 +231,24 @@ class ContinuationS3VM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float, default=100.0
-        Labeled cost; the paper uses C = 100 ("close to hard margin", Table 1).
-    C_star : float or None, default=None
+    C : float in [1e-10, 1e10], default=100.0
+        Labeled cost; the paper uses C = 100 ("close to hard margin", Table 1). The bounds are
+        those of every cost (``base.COST_RANGE``): beyond them float64 round-off swamps the
+        regularizer.
+    C_star : float in [0, 1e10] or None, default=None
         Unlabeled cost; None sets ``C* = C`` as in all of §4 ("we set C* in (2) to C").
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     sigma : float or None, default=None
         RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``; None takes the median
         pairwise distance (LDS paper §2.3.2, c = 2 classes).
     degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
-    s : float, default=3.0
-        Width of the unlabeled loss ``exp(-s t^2)`` (§3.1, s = 3 as in Chapelle & Zien 2005).
-    n_gamma : int, default=11
+    s : float in [1e-3, 1e3], default=3.0
+        Width of the unlabeled loss ``exp(-s t^2)`` (§3.1, s = 3 as in Chapelle & Zien 2005);
+        outside the bounds the loss is flat or a spike over outputs of order 1.
+    n_gamma : int in [2, 100], default=11
         Number of smoothing values: "eleven steps on a geometric scale between gamma_0 and
-        gamma_end" (§3.2), ``gamma_i = (gamma_end / gamma_0)^(i / 10) gamma_0``.
+        gamma_end" (§3.2), ``gamma_i = (gamma_end / gamma_0)^(i / 10) gamma_0``. Each is one
+        L-BFGS minimization, hence the bound (``MAX_N_GAMMA``).
     n_components : int or None, default=None
         p. None keeps every kernel principal component whose eigenvalue exceeds ``1e-10`` times
         the largest (``primal.EIGENVALUE_RTOL``: smaller ones are round-off of a rank-deficient
@@ -241,7 +261,8 @@ class ContinuationS3VM(S3VMClassifier):
         "squared_hinge" (p = 2) is the objective (4) of ∇TSVM (LDS paper).
     max_iter : int, default=1000
         L-BFGS iterations per gamma (the paper only asks for a local minimizer); a
-        ``ConvergenceWarning`` is raised when a stage hits it.
+        ``ConvergenceWarning`` is raised when a stage hits it. At most
+        ``base.ITERATION_LIMIT``.
     tol : float, default=1e-5
         L-BFGS-B ``gtol`` (largest gradient component) for each stage.
     random_state : int, RandomState or None, default=None
@@ -281,14 +302,18 @@ class ContinuationS3VM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "C_star": [Interval(Real, 0, None, closed="left"), None],
-        "s": [Interval(Real, 0, None, closed="neither")],
-        "n_gamma": [Interval(Integral, 2, None, closed="left")],
+        "C": [cost("C")],
+        "C_star": [Bounded(Real, 0, COST_RANGE[1], closed="both",
+                           why="0 drops the unlabeled loss; beyond the upper bound the "
+                               "regularizer is lost in float64 round-off"), None],
+        "s": [UNLABELED_WIDTH],
+        "n_gamma": [Bounded(Integral, 2, MAX_N_GAMMA, closed="both",
+                            why="the paper takes 11 steps; every step is one more L-BFGS "
+                                "minimization")],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [iteration_limit(1000)],
+        "tol": [Interval(Real, 0, np.inf, closed="neither")],
         "random_state": ["random_state"],
     }
 
@@ -333,11 +358,8 @@ class ContinuationS3VM(S3VMClassifier):
         self._y = problem.y.astype(float)
         self._norms = row_norms(pm.Z)
         max_norm2 = float(np.max(self._norms)) ** 2
-        if max_norm2 <= 0:
-            raise ValueError(
-                "All points coincide in feature space, so there is nothing to separate. Give "
-                "distinct points, or a smaller sigma."
-            )
+        if max_norm2 <= 0:  # the points are distinct (problem.check_distinct)
+            raise ValueError(FLAT_KERNEL)
         # Bound (9): points at the origin have a constant loss and drop out of M.
         u = problem.unlabeled & (self._norms > 1e-12 * math.sqrt(max_norm2))
         lam_max, self.v_star_ = _leading_eigenpair(_scaled_rows(pm.Z, u, self._norms[u] ** -1.5))

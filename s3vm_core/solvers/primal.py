@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from s3vm_core.kernels import (
+    FLAT_KERNEL,
     UnlabeledCentering,
     kernel_matrix,
     kernel_pca_map,
@@ -188,6 +189,8 @@ class PrimalMap:
             X_q = X[np.asarray(landmarks)]
             K_q = kernel_matrix(X_q, X_q, kernel, sigma_, degree, coef0)
             _, A = kernel_pca_map(0.5 * (K_q + K_q.T), n_components, rtol=EIGENVALUE_RTOL)
+            if A.shape[1] == 0:
+                raise ValueError(FLAT_KERNEL)
             Z = kernel_matrix(X, X_q, kernel, sigma_, degree, coef0) @ A
             shift = unlabeled_mean(Z, unlabeled)
             return cls(Z=Z - shift, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree,
@@ -201,6 +204,8 @@ class PrimalMap:
             K = centering.transform(K)
         K = 0.5 * (K + K.T)  # exact symmetry for eigh after the centring round-off
         Z, A = kernel_pca_map(K, n_components, rtol=EIGENVALUE_RTOL)
+        if Z.shape[1] == 0:  # no direction left in feature space: every f is the bias
+            raise ValueError(FLAT_KERNEL)
         return cls(Z=Z, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree, coef0=coef0,
                    X_fit=X, centering=centering, A=A, shift=None)
 

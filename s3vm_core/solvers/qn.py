@@ -24,7 +24,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.base import (
+    KERNEL_CONSTRAINTS,
+    UNLABELED_WIDTH,
+    Bounded,
+    S3VMClassifier,
+    iteration_limit,
+)
 from s3vm_core.kernels import KERNELS, select_landmarks, unlabeled_mean
 from s3vm_core.losses import (
     modified_logistic,
@@ -38,6 +44,18 @@ from s3vm_core.trace import SolverState
 #: The relative-decrease threshold of the authors' qns3vm.py: L-BFGS-B's ``factr = 1e12``
 #: scaled by ``0.000488288`` on 64-bit systems, times the machine epsilon.
 REFERENCE_FTOL = 1e12 * 0.000488288 * float(np.finfo(float).eps)
+
+#: Largest L-BFGS memory m: the paper uses m = 50, the top of the 3 .. 50 that Nocedal and
+#: Wright recommend (§3.3.1); every correction pair stores two vectors of all coefficients.
+MAX_MEMORY = 500
+
+#: Largest value in ``alphas``: the weights alpha lam' of Algorithm 1 end at lam' (alpha = 1);
+#: beyond 1e4 lam' they leave the range of ``lam_u``.
+MAX_ALPHA = 1e4
+
+#: Longest ``alphas`` sequence: the paper's has three values (§4.1.3), and every value is one
+#: more L-BFGS run of up to ``max_iter`` iterations.
+MAX_STAGES = 100
 
 # -- the three hypothesis spaces (§3.3) -----------------------------------------------------
 
@@ -180,10 +198,11 @@ class QNS3VM(S3VMClassifier):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    lam : float in [1e-8, 1e4], default=1.0
         ``lambda`` of eq. (5), weight of the RKHS norm. Default 1 as in §4.2.4 (the paper tunes
-        it over ``2^-10, ..., 2^10`` in §4.1.3).
-    lam_u : float, default=1.0
+        it over ``2^-10, ..., 2^10`` in §4.1.3; the bounds leave five decades below and one
+        above, beyond which round-off swamps the norm or the losses).
+    lam_u : float in [1e-8, 1e4], default=1.0
         ``lambda'`` of eq. (5), weight of the unlabeled term. Default 1 as in §4.2.4 (tuned over
         ``{0.01, 1, 100}`` in §4.1.3).
     kernel : {"rbf", "linear", "poly"}, default="rbf"
@@ -194,25 +213,29 @@ class QNS3VM(S3VMClassifier):
         pairwise distance (LDS paper §2.3.2 with c = 2 classes).
     degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
     alphas : sequence of float, default=(0.01, 0.1, 1.0)
-        The annealing sequence of Algorithm 1; the default is the paper's (§4.1.3).
+        The annealing sequence of Algorithm 1, at most 100 values strictly increasing in
+        (0, 1e4] (each is one more L-BFGS run); the default is the paper's (§4.1.3).
     n_landmarks : int or None, default=None
         ``r`` of the subset of regressors method, eq. (9)-(10): the expansion uses ``r``
         training points drawn uniformly at random ("randomly selected basis vectors", §4.2.4),
         O(nr) time and memory per evaluation (Lemma 2). ``None`` uses all points, eq. (4).
-    sharpness : float, default=20.0
-        ``gamma`` of the modified logistic loss in eq. (5) (``gamma = 20``, Figure 2a).
-    s : float, default=3.0
+    sharpness : float in [0.01, 1e4], default=20.0
+        ``gamma`` of the modified logistic loss in eq. (5) (``gamma = 20``, Figure 2a). Below
+        0.01 the loss is the constant ``log(2) / gamma``, above 1e4 the hinge up to round-off.
+    s : float in [1e-3, 1e3], default=3.0
         Width of the unlabeled loss ``exp(-s t^2)`` (``s = 3``, eq. (5) and Figure 2b).
-    m : int, default=50
-        L-BFGS memory, the number of stored correction pairs (§3.3.1; ``m = 50`` in §4.1.1).
+    m : int in [1, 500], default=50
+        L-BFGS memory, the number of stored correction pairs (§3.3.1; ``m = 50`` in §4.1.1, the
+        top of Nocedal and Wright's 3 to 50; each pair stores two vectors of all coefficients).
     max_iter : int, default=500
-        L-BFGS iterations per stage, the "user-defined number" of §3.2.
+        L-BFGS iterations per stage, the "user-defined number" of §3.2 (at most
+        ``base.ITERATION_LIMIT``).
     tol : float, default=1e-5
         The stopping rule of §3.2: a stage iterates "as long as ||grad F(c_k)|| > eps" (or
         until ``max_iter``). The paper leaves the norm open; as in scipy's L-BFGS-B, which the
         paper used (§4.1.1), it is the largest entry of the gradient (scipy's ``gtol``). The
         default is the authors' qns3vm.py value (``pgtol = 1e-5``).
-    ftol : float, default=1.0842e-7
+    ftol : float in [0, 1], default=1.0842e-7
         Not in the paper: a stage also ends when an iteration lowers ``F`` by at most this
         fraction of ``max(|F|, 1)`` (scipy's ``ftol``). The default is the authors' qns3vm.py
         setting, ``factr = 1e12 * 0.000488288`` times the machine epsilon; scipy's own default
@@ -250,16 +273,26 @@ class QNS3VM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "lam_u": [Interval(Real, 0, None, closed="neither")],
+        "lam": [Bounded(Real, 1e-8, 1e4, closed="both",
+                        why="the paper tunes lam over 2^-10 .. 2^10; beyond these bounds the "
+                            "norm or the losses are lost in float64 round-off")],
+        "lam_u": [Bounded(Real, 1e-8, 1e4, closed="both",
+                          why="the paper tunes lam' over 0.01 .. 100; beyond these bounds the "
+                              "unlabeled term or the others are lost in float64 round-off")],
         "alphas": ["array-like"],
         "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
-        "sharpness": [Interval(Real, 0, None, closed="neither")],
-        "s": [Interval(Real, 0, None, closed="neither")],
-        "m": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "ftol": [Interval(Real, 0, None, closed="left")],
+        "sharpness": [Bounded(Real, 1e-2, 1e4, closed="both",
+                              why="the paper's gamma is 20; below 0.01 the loss is the constant "
+                                  "log(2) / gamma, above 1e4 the hinge up to round-off")],
+        "s": [UNLABELED_WIDTH],
+        "m": [Bounded(Integral, 1, MAX_MEMORY, closed="both",
+                      why="the paper uses 50 from Nocedal and Wright's 3 .. 50; L-BFGS keeps "
+                          "2 m vectors of all coefficients")],
+        "max_iter": [iteration_limit(500)],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "ftol": [Bounded(Real, 0, 1, closed="both",
+                         why="a relative decrease of F: at 1 every stage ends after its first "
+                             "iteration")],
         "random_state": ["random_state"],
     }
 
@@ -369,13 +402,19 @@ def _check_alphas(alphas) -> list[float]:
         values = np.asarray(alphas, dtype=float).ravel()
     except (TypeError, ValueError):
         values = np.array([math.nan])
-    if (values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 0)
-            or np.any(np.diff(values) <= 0)):
+    if (values.size == 0 or values.size > MAX_STAGES or not np.all(np.isfinite(values))
+            or np.any(values <= 0) or np.any(values > MAX_ALPHA) or np.any(np.diff(values) <= 0)):
         raise ValueError(
-            f"alphas={alphas!r} is not a valid annealing sequence: give one or more positive, "
-            "strictly increasing numbers, e.g. (0.01, 0.1, 1.0) (Algorithm 1 of the QN-S3VM "
-            "paper)."
+            f"alphas={_short_repr(alphas)} is not a valid annealing sequence: give 1 to "
+            f"{MAX_STAGES} positive, strictly increasing numbers up to {MAX_ALPHA:g}, e.g. "
+            "(0.01, 0.1, 1.0) (Algorithm 1 of the QN-S3VM paper; each value is one more L-BFGS "
+            "run)."
         )
     return values.tolist()
 
 
+
+
+def _short_repr(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -2,18 +2,82 @@
 
 from __future__ import annotations
 
-from numbers import Real
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import config_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from sklearn.utils._param_validation import Interval
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost
 from s3vm_core.kernels import sample_default_C
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import decision
 from s3vm_core.trace import SolverState
+
+#: LIBSVM iterations allowed per training point in one solve (at least ``_LIBSVM_MIN_ITER``).
+#: On the papers' parameter ranges a solve takes a few iterations per point (DA on two moons,
+#: lam = 1e-4: at most 67); hard margins (huge C, tiny lam) make SMO crawl for minutes, so it
+#: stops here with a ``ConvergenceWarning`` instead.
+LIBSVM_ITER_PER_POINT = 100
+_LIBSVM_MIN_ITER = 10_000
+
+
+def fit_libsvm(K, labels, *, C: float = 1.0, sample_weight=None, tol: float = 1e-3,
+               kernel: str = "precomputed"):
+    """LIBSVM (scikit-learn's ``SVC``) on a precomputed kernel, with an iteration cap.
+
+    With ``kernel="linear"``, ``K`` is the data itself (dense or scipy.sparse rows): LIBSVM
+    computes the inner products it needs, and no kernel matrix is formed.
+
+    The cap is ``max(10_000, LIBSVM_ITER_PER_POINT * n)`` iterations for ``n`` training rows.
+    Returns ``(svm, converged)``; ``converged`` is False when the cap stopped LIBSVM, and the
+    caller warns with a sentence that names its own parameter (scikit-learn's own warning,
+    which suggests rescaling the data, is silenced here).
+    """
+    max_iter = max(_LIBSVM_MIN_ITER, LIBSVM_ITER_PER_POINT * K.shape[0])
+    if sp.issparse(K):
+        K = _with_int32_indices(K)
+    svm = SVC(C=C, kernel=kernel, tol=tol, max_iter=max_iter)
+    # the inputs are ours and already checked: skip scikit-learn's per-call validation
+    with (warnings.catch_warnings(), config_context(assume_finite=True,
+                                                    skip_parameter_validation=True)):
+        warnings.filterwarnings("ignore", "Solver terminated early", ConvergenceWarning)
+        try:
+            svm.fit(K, labels, sample_weight=sample_weight)
+        except ValueError as error:  # scikit-learn: "The dual coefficients ... are not finite"
+            raise ValueError(
+                f"LIBSVM found no finite solution: the kernel values reach "
+                f"{abs(K).max():.3g}, too large for its solver. Choose kernel parameters "
+                "that keep them of order 1 (sigma, or degree and coef0 of the polynomial "
+                "kernel), or rescale X."
+            ) from error
+    return svm, svm.fit_status_ == 0
+
+
+def _with_int32_indices(X):
+    """``X`` (CSR) with 32-bit indices, the only ones LIBSVM reads (a copy of the index arrays
+    when scipy made them 64-bit; the values are shared)."""
+    X = sp.csr_matrix(X)
+    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
+        return X
+    if X.nnz >= 2**31 or X.shape[1] >= 2**31:
+        raise ValueError(
+            f"X has {X.nnz} stored values, more than the 2^31 that LIBSVM can index. Use "
+            "loss='squared_hinge' (the primal finite Newton solver), or fewer points."
+        )
+    return sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                         shape=X.shape)
+
+
+def warn_libsvm_cap(what: str, advice: str, stacklevel: int = 3) -> None:
+    """The ``ConvergenceWarning`` of a LIBSVM solve stopped by ``fit_libsvm``'s cap."""
+    warnings.warn(
+        f"LIBSVM stopped at its iteration cap ({LIBSVM_ITER_PER_POINT} iterations per training "
+        f"point) before converging in {what}. {advice}",
+        ConvergenceWarning, stacklevel=stacklevel,
+    )
 
 
 class SVMBaseline(S3VMClassifier):
@@ -26,9 +90,11 @@ class SVMBaseline(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
+    C : float in [1e-10, 1e10] or None, default=None
         Misclassification cost. ``None`` takes the LDS paper's default (§2.3.2): the inverse of
-        the empirical variance of the data in feature space, ``1 / s^2``.
+        the empirical variance of the data in feature space, ``1 / s^2``. The bounds are those
+        of every cost (``base.COST_RANGE``). LIBSVM stops at ``fit_libsvm``'s iteration cap,
+        with a ``ConvergenceWarning``, on a margin too hard to converge.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
     sigma : float or None, default=None
         RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``; ``None`` takes the median
@@ -49,7 +115,7 @@ class SVMBaseline(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
     }
 
     def __init__(self, C=None, kernel="rbf", sigma=None, degree=3, coef0=1.0):
@@ -95,7 +161,10 @@ def linear_svm_states(X, problem, C: float):
         stage="fit", event="init", coef=np.zeros(X.shape[1]), intercept=0.0,
         objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
     )
-    svm = SVC(C=C, kernel="linear").fit(X[np.flatnonzero(labeled)], y)
+    svm, converged = fit_libsvm(X[np.flatnonzero(labeled)], y, C=C, kernel="linear")
+    if not converged:
+        warn_libsvm_cap("the SVM on the labeled points", f"A smaller C (here {C:.3g}) converges "
+                        "faster.", stacklevel=4)
     w = linear_svc_weights(svm)
     intercept = float(svm.intercept_[0])
     outputs = decision(X, w, intercept)
@@ -121,7 +190,10 @@ def svm_states(K_train: np.ndarray, problem, C: float):
         stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
         objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
     )
-    svm = SVC(C=C, kernel="precomputed").fit(K_labeled, y)
+    svm, converged = fit_libsvm(K_labeled, y, C=C)
+    if not converged:
+        warn_libsvm_cap("the SVM on the labeled points", f"A smaller C (here {C:.3g}) converges "
+                        "faster.", stacklevel=4)
     coef = np.zeros(n_labeled)
     coef[svm.support_] = svm.dual_coef_[0]
     intercept = float(svm.intercept_[0])

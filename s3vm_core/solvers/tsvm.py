@@ -19,20 +19,26 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import (
     classical_mds,
     rho_path_distances,
     rho_path_distances_to,
 )
-from s3vm_core.kernels import default_C, default_sample, quantile_sigma, sample_default_C
+from s3vm_core.kernels import (
+    check_kernel_spread,
+    default_C,
+    default_sample,
+    gaussian,
+    quantile_sigma,
+    sample_default_C,
+)
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import decision, squared_hinge_mfn
 from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
-from s3vm_core.solvers.svm import linear_svc_weights, svm_states
+from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, svm_states, warn_libsvm_cap
 from s3vm_core.trace import SolverState
 
 #: Width of the unlabeled loss ``L*(t) = exp(-3 t^2)`` of eq. (4); fixed by the paper.
@@ -78,9 +84,10 @@ class GradientTSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
+    C : float in [1e-10, 1e10] or None, default=None
         Cost of the labeled losses. ``None``: the inverse empirical variance of the data in
-        feature space, ``1 / s^2`` (LDS paper §2.3.2).
+        feature space, ``1 / s^2`` (LDS paper §2.3.2). The bounds are those of every cost
+        (``base.COST_RANGE``), as for ``C_star``.
     C_star : float or None, default=None
         Final cost of the unlabeled losses. ``None``: ``C`` (Algorithm 1, line 8).
     kernel : {"rbf", "linear", "poly"}, default="rbf"
@@ -90,7 +97,7 @@ class GradientTSVM(S3VMClassifier):
     n_components : int or None, default=None
         Keep only the leading kernel principal components (all by default).
     max_iter : int, default=500
-        L-BFGS iterations per C* stage.
+        L-BFGS iterations per C* stage (at most ``base.ITERATION_LIMIT``).
     tol : float, default=1e-6
         L-BFGS-B's ``gtol`` for each stage.
 
@@ -114,10 +121,10 @@ class GradientTSVM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
+        "C_star": [cost("C*"), None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [iteration_limit(500)],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -252,10 +259,10 @@ class LDS(GradientTSVM):
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "C_star": [cost("C*"), None],
+        "max_iter": [iteration_limit(500)],
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
@@ -304,8 +311,9 @@ class GraphKernelSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
-        ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2).
+    C : float in [1e-10, 1e10] or None, default=None
+        ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2). LIBSVM stops at
+        ``svm.fit_libsvm``'s iteration cap, with a ``ConvergenceWarning``.
     rho : float in [0, inf], default=1.0
         As for ``LDS``; ``rho = 0`` is the plain RBF SVM.
     sigma : float or None, default=None
@@ -329,8 +337,8 @@ class GraphKernelSVM(S3VMClassifier):
     _sparse_kernels = ()
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "sigma": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
+        "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
     }
 
     def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None):
@@ -346,6 +354,7 @@ class GraphKernelSVM(S3VMClassifier):
         self.path_distances_ = P
         self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
         K = self._graph_kernel(P)
+        check_kernel_spread(K, "rbf", self.sigma_)
         if self.C is None:
             self.C_ = _sample_default_C(lambda rows: K[np.ix_(rows, rows)], len(K))
         else:
@@ -354,7 +363,7 @@ class GraphKernelSVM(S3VMClassifier):
         self._K_train = K[:, self._labeled]
 
     def _graph_kernel(self, P):
-        return np.exp(-(P**2) / (2.0 * self.sigma_**2))
+        return gaussian(P**2, self.sigma_)
 
     def _features(self, X):
         P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
@@ -393,9 +402,9 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     Parameters
     ----------
-    C : float or None, default=None
+    C : float in [1e-10, 1e10] or None, default=None
         ``None``: ``1 / s^2`` (LDS paper §2.3.2).
-    C_star : float or None, default=None
+    C_star : float in [1e-10, 1e10] or None, default=None
         Final unlabeled cost; ``None``: ``C`` (as ∇TSVM, LDS paper §2.2).
     kernel, sigma, degree, coef0 : as for ``GradientTSVM`` (default sigma: median distance).
     loss : {"hinge", "squared_hinge"}, default="hinge"
@@ -407,7 +416,9 @@ class LabelSwitchingTSVM(S3VMClassifier):
         One swapped pair per retraining (Joachims, the papers' baseline) or all violating
         pairs at once (Sindhwani & Keerthi 2006).
     max_iter : int, default=2000
-        Largest number of SVM retrainings (``ConvergenceWarning`` when reached).
+        Largest number of SVM retrainings (``ConvergenceWarning`` when reached; at most
+        ``base.ITERATION_LIMIT``). Each retraining stops at ``svm.fit_libsvm``'s iteration
+        cap, and one ``ConvergenceWarning`` counts those that did.
 
     Attributes
     ----------
@@ -426,11 +437,11 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
-        "C": [Interval(Real, 0, None, closed="neither"), None],
-        "C_star": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [cost("C"), None],
+        "C_star": [cost("C*"), None],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "switching": [StrOptions({"single", "multi"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [iteration_limit(2000)],
     }
 
     def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
@@ -478,13 +489,15 @@ class LabelSwitchingTSVM(S3VMClassifier):
             return result.w, result.b, result.outputs
         rows = np.flatnonzero(costs > 0)
         if self.kernel == "linear":
-            svm = SVC(C=1.0, kernel="linear").fit(self._X[rows], labels[rows],
-                                                   sample_weight=costs[rows])
+            svm, converged = fit_libsvm(self._X[rows], labels[rows], sample_weight=costs[rows],
+                                        kernel="linear")
+            self._capped_solves += not converged
             w = linear_svc_weights(svm)
             intercept = float(svm.intercept_[0])
             return w, intercept, decision(self._X, w, intercept)
-        svm = SVC(C=1.0, kernel="precomputed").fit(self._K[np.ix_(rows, rows)], labels[rows],
-                                                   sample_weight=costs[rows])
+        svm, converged = fit_libsvm(self._K[np.ix_(rows, rows)], labels[rows],
+                                    sample_weight=costs[rows])
+        self._capped_solves += not converged
         coef = np.zeros(labels.size)
         coef[rows[svm.support_]] = svm.dual_coef_[0]
         intercept = float(svm.intercept_[0])
@@ -521,6 +534,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
         n, m = y.size, problem.n_unlabeled
         n_coef = problem.X.shape[1] if self.kernel == "linear" else n
         self.n_swaps_ = 0
+        self._capped_solves = 0
         c_minus = c_plus = 0.0
 
         def state(coef, intercept, decision_values, labels, costs, index, iteration, event):
@@ -584,4 +598,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 "before C* reached its final value; increase max_iter.",
                 ConvergenceWarning, stacklevel=3,
             )
+        if self._capped_solves:
+            warn_libsvm_cap(f"{self._capped_solves} of the SVM retrainings",
+                            f"Smaller costs (C={self.C_:.3g}, C*={self.C_star_:.3g}) converge "
+                            "faster.")
         yield state(coef, intercept, decision_values, labels, costs, index, iteration, "final")

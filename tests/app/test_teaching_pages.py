@@ -1,6 +1,7 @@
 """The teaching pages run headless with their default controls and after changing each one."""
 
 import base64
+import re
 
 import numpy as np
 import pytest
@@ -139,6 +140,13 @@ def test_early_stopping_page_marks_where_each_rule_stops(app):
     assert len(markers) == len(fired) - 2  # minus "PCG to the end" and "Newton" rows
     assert len(table) == 7 + 2  # seven rules of §4 (validation ones included), PCG end, Newton
     assert stopping["layout"]["yaxis"]["type"] == "log"
+    # issue 20: no cell reads "None" (a rule that never fired has no time or error there), and
+    # the Newton row counts its steps in words that agree with the number
+    assert not table.isna().any().any() and "None" not in table.to_string()
+    assert re.fullmatch(r"1 Newton step|\d+ Newton steps", table["stops at iteration"].iloc[-1])
+    # the checks' panel ends where its curves settle, not at the last of many PCG iterations
+    last_iteration = int(table["stops at iteration"].iloc[-2])
+    assert stopping["layout"]["xaxis2"]["range"][1] < last_iteration
 
 
 def test_early_stopping_controls(app):
@@ -162,7 +170,7 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     summary = at.dataframe[0].value
     assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
     errors, objective, timing = plotly_specs(at)
-    assert len(errors["data"]) == 3
+    assert sum(t["type"] == "box" for t in errors["data"]) == 3
     assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")
     assert len(timing["data"][0]["y"]) == 3
     assert at.get("download_button")
@@ -175,9 +183,22 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert "settings changed" in at.warning[0].value
 
 
+def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
+    at = open_page(app, COMPARE)
+    at.number_input(key=state.COMPARE_DRAWS).set_value(0)
+    at.button[0].click().run()
+    assert not at.exception
+    assert "k (label draws) = 0 is outside the allowed range 1 to 50" in at.error[0].value
+    assert state.COMPARE_RESULTS not in at.session_state
+
+
 def test_about_page_names_each_paper(app):
     at = open_page(app, ABOUT)
     assert len(at.subheader) == 10
     captions = [c.value for c in at.main.caption]
     assert all(c.startswith("Paper: ") and "Shown on: " in c for c in captions)
+    # every solver can be watched and compared (DA's entry left Watch out: issue 20)
+    assert all("Watch a solver" in c and "Compare solvers" in c for c in captions)
+    (da,) = [c for c in captions if "Deterministic Annealing" in c]
+    assert "Deterministic annealing" in da.split("Shown on: ")[1]
     assert any("Melacci" in c and "2011" in c for c in captions)

@@ -24,6 +24,20 @@ def test_knn_adjacency_is_a_symmetric_sparse_graph(X, weights):
         assert np.all(W.data == 1)
 
 
+def test_sparse_points_give_the_same_graph(X):
+    X = X.copy()
+    X[np.abs(X) < 0.3] = 0.0
+    W = knn_adjacency(X, n_neighbors=4)
+    np.testing.assert_allclose(knn_adjacency(sp.csr_matrix(X), n_neighbors=4).toarray(),
+                               W.toarray(), atol=1e-15)
+
+
+def test_coincident_neighbours_keep_their_edge_with_the_largest_weight():
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
+    W = knn_adjacency(X, n_neighbors=1, graph_sigma=1.0).toarray()
+    assert W[0, 1] == W[1, 0] == 1.0  # exp(-0 / 2) for the distance 0
+
+
 def test_nearest_neighbour_is_connected_with_gaussian_weight(X):
     W = knn_adjacency(X, n_neighbors=1, weights="gaussian", graph_sigma=0.5).toarray()
     d = np.linalg.norm(X[0] - X[1:], axis=1)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from s3vm_core import SVMBaseline
-from s3vm_core.problem import check_dense_memory, encode_labels
+from s3vm_core.problem import DATA_SCALE, check_dense_memory, encode_labels
 
 
 @pytest.fixture
@@ -71,3 +71,40 @@ def test_identical_points_cannot_define_a_kernel_width():
     X = np.ones((5, 2))
     with pytest.raises(ValueError, match="coincide"):
         SVMBaseline().fit(X, np.array([0, 1, -1, -1, -1]))
+
+
+def test_a_single_labeled_class_is_named_as_the_user_wrote_it(data):
+    X, _ = data
+    labels = np.full(20, -1)
+    labels[:3] = 0
+    with pytest.raises(ValueError, match=r"^Only class 0 has labeled points"):
+        SVMBaseline().fit(X, labels.astype(np.int64))
+
+
+def test_the_string_minus_one_gets_a_hint_that_only_the_number_means_unlabeled(data):
+    X, labels = data
+    text = np.array([str(v) for v in labels])
+    with pytest.raises(ValueError, match=r"the string '-1'.*only the number -1 marks an "
+                                         "unlabeled point"):
+        SVMBaseline().fit(X, text)
+    # the number -1 among class names (an object array, scikit-learn's convention) does work
+    named = np.array([-1 if v == -1 else "ab"[v] for v in labels], dtype=object)
+    model = SVMBaseline().fit(X, named)
+    assert list(model.classes_) == ["a", "b"]
+
+
+@pytest.mark.parametrize("factor", [1e160, 1e-200])
+def test_data_beyond_what_floating_point_can_square_is_refused(data, factor):
+    X, y = data
+    with pytest.raises(ValueError, match=r"Rescale X .* within 1e-50 \.\. 1e\+50") as error:
+        SVMBaseline().fit(X * factor, y)
+    assert "coincide" not in str(error.value)  # tiny points are not the same point
+
+
+def test_data_at_the_edges_of_the_scale_fit(data):
+    X, y = data
+    low, high = DATA_SCALE
+    for factor in (low, high / 10):
+        scaled = X / np.max(np.abs(X)) * factor
+        model = SVMBaseline().fit(scaled, y)
+        assert np.all(np.isfinite(model.decision_function(scaled)))

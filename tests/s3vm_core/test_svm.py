@@ -54,6 +54,17 @@ def test_state_arrays_are_read_only_copies(moons):
         final.extras["x"] = 1.0
 
 
+def test_state_arrays_cannot_be_made_writeable_again(moons):
+    X, _, labels = moons
+    final = list(SVMBaseline().trace(X, labels))[-1]
+    for array in (final.coef, final.train_decision):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.flags.writeable = True
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.base.flags.writeable = True  # nor through the array that holds its memory
+    assert final.coef.flags.writeable is False
+
+
 def test_hard_margin_fits_the_labeled_points_and_sigma_is_the_median(moons):
     X, _, labels = moons
     model = SVMBaseline(C=1e3).fit(X, labels)

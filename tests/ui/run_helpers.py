@@ -15,7 +15,7 @@ def make_run(X, labels, estimator):
     grid = decision_on_grid(estimator.features(np.column_stack([xx.ravel(), yy.ravel()])),
                             [states[i] for i in frames]).reshape(len(frames), 20, 20)
     points = np.stack([states[i].train_decision for i in frames])
-    return Run(states, estimator, 0.0, frames, gx, gy, grid, points)
+    return Run(states, 0.0, frames, gx, gy, grid, points)
 
 
 def high_dimensional_run():
@@ -27,6 +27,6 @@ def high_dimensional_run():
     labels[[0, 39]] = [0, 1]
     model = SVMBaseline()
     states = list(model.trace(X, labels))
-    run = Run(states, model, 0.0, np.arange(2), None, None, None,
+    run = Run(states, 0.0, np.arange(2), None, None, None,
               np.stack([s.train_decision for s in states]))
     return project_2d(X), labels, run

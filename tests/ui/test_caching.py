@@ -1,76 +1,105 @@
-"""The Watch page's solver runs: recorded in slices, previewed while they run, cached once."""
+"""The Watch page's solver runs: solved in a child process, previewed while they run, kept once,
+stopped or cut at their budget with the path so far."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
 
-from ui import caching
+from s3vm_core import decision_on_grid
+from ui import caching, jobs
 from ui.figures import running_figure
+from ui.widgets import make_estimator
 
 MOONS = ("two_moons", 120, 0.1, 3)
+#: Deterministic annealing with the hinge loss takes seconds here: long enough to stop.
+SLOW = (("two_moons", 500, 0.1, 3), "DeterministicAnnealingS3VM", ())
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache():
-    caching.start_run.clear()
+def fresh_runs(monkeypatch):
+    caching._shelf.clear()
+    monkeypatch.setattr(jobs, "ABANDON_AFTER", 60.0)  # these tests look away at times
     yield
-    caching.start_run.clear()
+    caching._shelf.clear()
 
 
-def one_label_per_class():
-    _, y, _ = caching.dataset(*MOONS)
+def one_label_per_class(data=MOONS):
+    _, y, _ = caching.dataset(*data)
     labels = np.full(y.size, -1)
     for cls in (0, 1):
         labels[np.flatnonzero(y == cls)[0]] = cls
     return tuple(labels.tolist())
 
 
-def test_a_running_solver_is_previewed_state_by_state_then_cached(monkeypatch):
-    monkeypatch.setattr(caching, "FIRST_PREVIEW", 0.0)  # one state per slice
-    monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)
+def grid_of(solver, labels, data=MOONS):
+    """The states of a run computed here, and the display grid's features."""
+    X, _, X2 = caching.dataset(*data)
+    estimator = make_estimator(solver, {})
+    trace = estimator.trace(X, np.asarray(labels))
+    grid = caching.grid_features(estimator, X, X2)
+    return list(trace), grid
+
+
+def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
+    labels = one_label_per_class()
+    start = time.perf_counter()
+    run = caching.run_solver(MOONS, labels, "QNS3VM", ())
+    wall = time.perf_counter() - start
+    states, (_, _, features) = grid_of("QNS3VM", labels)
+    assert run.complete and run.states[-1].event == "final"
+    assert [s.step for s in run.states] == [s.step for s in states]
+    assert run.frames[-1] == len(run.states) - 1
+    shown = [run.states[i] for i in run.frames]
+    expected = decision_on_grid(features, shown).reshape(len(shown), 60, 60)
+    np.testing.assert_allclose(run.grid_decisions, expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(run.point_decisions[-1], states[-1].train_decision, rtol=1e-5,
+                               atol=1e-5)
+    assert 0 < run.seconds < wall  # the solver's time, not the wait for the page
+    again = time.perf_counter()
+    assert caching.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
+    assert time.perf_counter() - again < 0.5
+
+
+def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
+    monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
     labels = one_label_per_class()
     seen = []
-    run = caching.run_solver(MOONS, labels, "QNS3VM", (), preview=lambda live: seen.append(
-        (len(live.states), live.latest_panel("now"))))
-
-    counts = [count for count, _ in seen]
-    assert counts == list(range(1, len(run.states) + 1))  # every state was shown as it came
-    title, grid, points = seen[0][1]
+    run = caching.run_solver(MOONS, labels, "DeterministicAnnealingS3VM", (),
+                             preview=lambda live: seen.append(live.latest_panel("now")))
+    assert len(seen) > 3
+    states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels)
+    title, grid, points = seen[1]
+    index = next(i for i, s in enumerate(run.states) if s.train_decision is points)
+    np.testing.assert_allclose(grid.ravel(), decision_on_grid(features, [states[index]])[0],
+                               rtol=1e-4, atol=1e-4)
     assert title == "now" and grid.shape == (caching.GRID_SIZE, caching.GRID_SIZE)
-    np.testing.assert_array_equal(points, run.states[0].train_decision)
-    assert run.states[-1].event == "final"
-
-    again = []
-    assert caching.run_solver(MOONS, labels, "QNS3VM", (), preview=again.append) is run
-    assert again == []  # a finished run is not recomputed, nor previewed again
 
 
-def test_the_preview_figure_shows_the_latest_boundary_and_progress():
-    live = caching.start_run(MOONS, one_label_per_class(), "ContinuationS3VM", ())
-    assert live.advance(0.0) is None
-    fig = running_figure(live, caching.dataset(*MOONS)[2], np.array(one_label_per_class()))
-    assert "running" in fig.layout.annotations[0].text
-    assert "1 state so far" in fig.layout.annotations[0].text
+def test_the_preview_figure_shows_the_latest_boundary_and_progress(monkeypatch):
+    monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)
+    labels = one_label_per_class()
+    job = caching.start_run(MOONS, labels, "ContinuationS3VM", ())
+    while job.preview is None:
+        job.wait(0.1)
+    fig = running_figure(job, caching.dataset(*MOONS)[2], np.array(labels))
+    title = fig.layout.annotations[0].text
+    assert "running" in title and "so far" in title
     fill, lines = fig.data[:2]
     assert fill.type == "heatmap" and np.asarray(fill.z).shape == (60, 60)
     assert lines.type == "contour" and lines.contours.start == 0 == lines.contours.end
 
 
-def test_an_interrupted_run_resumes_where_it_stopped():
-    labels = one_label_per_class()
-    live = caching.start_run(MOONS, labels, "GradientTSVM", ())
-    live.advance(0.0)
-    live.advance(0.0)
-    assert len(live.states) == 2
-    # the page was rerun (a widget touched): the same run comes back from the cache
-    assert caching.start_run(MOONS, labels, "GradientTSVM", ()) is live
-    run = caching.run_solver(MOONS, labels, "GradientTSVM", ())
-    fresh = caching.LiveRun(MOONS, labels, "GradientTSVM", ())
-    while fresh.advance(10.0) is None:
-        pass
-    assert len(run.states) == len(fresh.result.states)
-    assert run.states[-1].objective == pytest.approx(fresh.result.states[-1].objective)
+def test_a_rerun_in_the_middle_of_a_solve_finds_it_running():
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    job = caching.start_run(data, labels, solver, params)
+    while not job.states:
+        job.wait(0.1)
+    assert caching.start_run(data, labels, solver, params) is job and not job.done
+    run = caching.follow_run(job)
+    assert run.complete and len(run.states) > 1
 
 
 def test_two_sessions_share_one_run_without_racing():
@@ -94,9 +123,70 @@ def test_two_sessions_share_one_run_without_racing():
     assert steps == sorted(set(steps))  # no state recorded twice or out of order
 
 
-def test_bad_parameters_raise_and_are_not_cached():
+def test_bad_parameters_raise_the_solvers_sentence():
     labels = one_label_per_class()
     with pytest.raises(ValueError, match="lam"):
         caching.run_solver(MOONS, labels, "QNS3VM", (("lam", -1.0),))
     run = caching.run_solver(MOONS, labels, "QNS3VM", (("lam", 1.0),))
     assert run.states[-1].event == "final"
+
+
+def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    job = caching.start_run(data, labels, solver, params)
+    while len(job.states) < 3:
+        job.wait(0.1)
+    caching.stop_job(caching.run_key(data, labels, solver, params))
+    run = caching.follow_run(job)
+    assert run.ended == jobs.STOPPED and not run.complete
+    assert 3 <= len(run.states) and run.states[-1].event != "final"
+    assert run.frames[-1] == len(run.states) - 1
+    assert run.grid_decisions.shape[0] == len(run.frames) == run.point_decisions.shape[0]
+    assert not job._process.is_alive()
+    # asked for again, the stopped run is what the page shows, until it is forgotten
+    assert caching.start_run(data, labels, solver, params) is job
+    caching.forget_job(caching.run_key(data, labels, solver, params))
+    fresh = caching.start_run(data, labels, solver, params)
+    assert fresh is not job
+    fresh.stop()
+
+
+def test_a_run_ends_at_its_budget_with_the_path_so_far():
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    start = time.perf_counter()
+    run = caching.run_solver(data, labels, solver, params, budget=1.0)
+    assert run.ended == jobs.OUT_OF_TIME and run.budget == 1.0
+    assert time.perf_counter() - start < 1.0 + 6.0  # the budget, then at most the hand-over
+    assert len(run.states) >= 1
+
+
+def test_an_abandoned_run_starts_anew_when_asked_for_again(monkeypatch):
+    monkeypatch.setattr(jobs, "ABANDON_AFTER", 0.5)
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    job = caching.start_run(data, labels, solver, params)
+    deadline = time.monotonic() + 10
+    while not job.done:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)  # the page has gone: nobody waits
+    assert job.status == jobs.ABANDONED
+    again = caching.start_run(data, labels, solver, params)
+    assert again is not job
+    again.stop()
+
+
+def test_a_long_run_is_announced_before_it_starts():
+    assert caching.expected_seconds("DeterministicAnnealingS3VM", 2000) > caching.LONG_RUN
+    assert caching.expected_seconds("LapSVM", 200) < 0.1
+
+
+def test_a_run_stopped_before_its_first_state_says_so():
+    data, solver, params = SLOW
+    labels = one_label_per_class(data)
+    job = caching.start_run(data, labels, solver, params)
+    job.stop()  # at once: the solver has not produced a state yet
+    with pytest.raises(ValueError, match="before the solver reached its first state"):
+        caching.follow_run(job)
+    assert job.status == jobs.STOPPED

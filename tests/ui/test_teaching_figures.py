@@ -162,6 +162,23 @@ def test_stopping_figure_has_one_marker_per_criterion_that_fires():
     assert len(curves) == 5
 
 
+def test_stopping_checks_panel_ends_where_its_curves_settle():
+    # The checks settle early in a long PCG run: drawn over all 600 iterations, everything of
+    # interest was squeezed into the panel's first 30 (issue 20).
+    iterations = np.arange(601)
+    settled = np.minimum(iterations, 40)
+    stability = np.where(iterations < 40, 0.5 * np.cos(iterations), 0.0)
+    error = 0.3 - 0.005 * settled
+    checks = {"stability": stability, "validation": np.full(601, np.nan)}
+    checks["validation"][::20] = 0.1  # a check every 20 iterations, flat
+    stops = {"grad_norm": 500, "stability": 25, "validation": 20}
+    fig = stopping_figure(iterations, {"grad_norm": np.exp(-iterations / 50)}, checks, stops,
+                          unlabeled_error=error)
+    low, high = fig.layout.xaxis2.range
+    assert low == 0 and 40 < high <= 60  # the last change, and a margin to show it is the last
+    assert fig.layout.xaxis.range is None  # the classical criteria keep the whole run
+
+
 def _rows():
     rows = []
     for draw in range(3):
@@ -174,14 +191,31 @@ def _rows():
 
 def test_compare_errors_one_box_per_solver_and_the_baseline_line():
     fig = compare_errors_figure(_rows(), {"LapSVM": "LapSVM title"})
-    assert [t.name for t in fig.data] == ["SVMBaseline", "LapSVM title", "QNS3VM"]
-    assert list(fig.data[1].y) == [0.0, 10.0, 20.0]
+    boxes = [t for t in fig.data if t.type == "box"]
+    assert [t.name for t in boxes] == ["SVMBaseline", "LapSVM title", "QNS3VM"]
+    assert list(boxes[1].y) == [0.0, 10.0, 20.0]
     assert fig.layout.shapes[0].y0 == pytest.approx(30.0)
+    # The dashed line is named in the legend, not by a label on the line: over the first box,
+    # that label was hidden behind it (issue 20).
+    assert not fig.layout.annotations
+    (legend,) = [t for t in fig.data if t.showlegend]
+    assert legend.name == "supervised SVM (mean)" and legend.line.dash == "dash"
 
 
 def test_compare_objective_small_multiples_skip_the_baseline_and_mark_successes():
     fig = compare_objective_figure(_rows())
     assert [a.text for a in fig.layout.annotations] == ["LapSVM", "QNS3VM"]
+
+
+def test_compare_objective_panel_titles_fit_their_panels():
+    # Four panels in a row: a solver's full title is wider than its panel and was clipped.
+    titles = {"LapSVM": "LapSVM in the primal (Newton / PCG)",
+              "QNS3VM": "QN-S3VM (quasi-Newton)"}
+    fig = compare_objective_figure(_rows(), titles)
+    texts = [a.text for a in fig.layout.annotations]
+    assert texts == ["LapSVM in the primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
+    assert all(len(line) <= 24 for text in texts for line in text.split("<br>"))
+    assert fig.layout.margin.t >= 2 * fig.layout.annotations[0].font.size  # two lines fit
     lap = fig.data[0]
     assert list(lap.marker.symbol) == ["circle", "circle-open", "circle-open"]
     assert list(lap.x) == [1.0, 1.1, 1.2]
@@ -194,3 +228,33 @@ def test_compare_time_one_bar_per_solver():
     fig = compare_time_figure(summarize(rows))
     assert list(fig.data[0].y) == ["SVMBaseline", "LapSVM", "QNS3VM"]
     assert fig.layout.xaxis.type == "log"
+
+
+@pytest.mark.parametrize(("values", "labels"), [
+    ([0.02, 0.3, 2.0], ["0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2"]),
+    ([0.03, 0.08], ["0.02", "0.03", "0.04", "0.05", "0.06", "0.07", "0.08", "0.09", "0.1"]),
+])
+def test_log_axes_label_their_ticks_in_full(values, labels):
+    # Plotly's own labels of a log axis over a few decades read "5, 2, 1, 5, 2…" (issue 20):
+    # here each tick is written as the number it marks.
+    from ui.figures import log_axis
+
+    axis = log_axis(values)
+    assert axis["type"] == "log" and axis["ticktext"] == labels
+    assert axis["tickvals"] == pytest.approx([float(label) for label in labels])
+
+
+def test_log_axes_over_many_decades_mark_powers_of_ten():
+    from ui.figures import log_axis
+
+    axis = log_axis([1e-16, 1e-3, 1.0])
+    assert axis == {"type": "log", "dtick": 3, "exponentformat": "power"}
+
+
+def test_compare_time_axis_is_labeled_in_full():
+    from ui.comparison import summarize
+
+    rows = [dict(r, error_vs_baseline=0.0, seconds=0.02 if r["solver"] == "SVMBaseline"
+                 else 1.5) for r in _rows()]
+    axis = compare_time_figure(summarize(rows)).layout.xaxis
+    assert axis.ticktext == ("0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2")

@@ -1,0 +1,125 @@
+"""No parameter can hang a fit (issue 15, "Hangs"): LIBSVM stops at an iteration cap with a
+ConvergenceWarning, and parameters whose cost explodes are refused with a sentence saying why."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from s3vm_core import (
+    QNS3VM,
+    ContinuationS3VM,
+    DeterministicAnnealingS3VM,
+    GradientTSVM,
+    GraphKernelSVM,
+    LabelSwitchingTSVM,
+    LapRLSC,
+    LapSVM,
+    SVMBaseline,
+)
+from s3vm_core.solvers import svm
+from toy_data import pick_labeled, two_moons
+
+
+@pytest.fixture(scope="module")
+def app_default_data():
+    """The app's first data set: two moons, n = 200, seed 0, one label per class."""
+    X, y = two_moons(200, noise=0.1, random_state=0)
+    return X, pick_labeled(y, 1, random_state=0), y
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y = two_moons(40, noise=0.1, random_state=0)
+    return X, pick_labeled(y, 2, random_state=0)
+
+
+def _fit_recording(model, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(X, y)
+    return [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+
+
+@pytest.mark.timeout(120)  # a safety net: unbounded, this fit ran for more than 9 minutes
+def test_annealing_with_a_tiny_lam_finishes_and_says_what_stopped_it(app_default_data):
+    X, labels, _ = app_default_data
+    model = DeterministicAnnealingS3VM(lam=1e-8)
+    messages = _fit_recording(model, X, labels)
+    assert any("iteration cap" in m and "lam" in m for m in messages)
+    assert np.all(np.isfinite(model.decision_function(X)))
+
+
+@pytest.mark.parametrize("params", [{"lam": 1e-300}, {"lam_u": 1e300}, {"lam": 1e-9},
+                                    {"lam_u": 2**63}])
+def test_annealing_weights_beyond_the_bounds_are_refused_with_the_reason(small, params):
+    (name,) = params
+    with pytest.raises(ValueError, match=rf"'{name}' parameter of DeterministicAnnealingS3VM "
+                                         r"must be a float in the range \[1e-08, 10000\]") as error:
+        DeterministicAnnealingS3VM(**params).fit(*small)
+    assert "paper" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [SVMBaseline(C=1.0), GraphKernelSVM(C=1.0), LabelSwitchingTSVM(C=1.0),
+     DeterministicAnnealingS3VM(max_stages=2)],
+    ids=lambda m: type(m).__name__,
+)
+def test_every_libsvm_solve_stops_at_its_cap_with_a_convergence_warning(small, monkeypatch,
+                                                                        model):
+    # A cap of one iteration stops every LIBSVM solve of these estimators early.
+    monkeypatch.setattr(svm, "_LIBSVM_MIN_ITER", 1)
+    monkeypatch.setattr(svm, "LIBSVM_ITER_PER_POINT", 0)
+    X, labels = small
+    messages = _fit_recording(model, X, labels)
+    assert any("LIBSVM stopped at its iteration cap" in m for m in messages)
+    assert np.all(np.isfinite(model.decision_function(X)))
+
+
+def test_libsvm_on_the_papers_parameters_stays_below_its_cap(app_default_data):
+    X, labels, _ = app_default_data
+    for model in (SVMBaseline(), LabelSwitchingTSVM(), DeterministicAnnealingS3VM(lam=1e-4)):
+        assert not any("LIBSVM" in m for m in _fit_recording(model, X, labels))
+
+
+@pytest.mark.parametrize(
+    ("model", "reason"),
+    [
+        (LapSVM(p=2**63), "sparse product"),
+        (LapRLSC(p=11), "sparse product"),
+        (ContinuationS3VM(n_gamma=2**63), "L-BFGS"),
+        (ContinuationS3VM(n_gamma=101), "L-BFGS"),
+        (QNS3VM(m=2**63), "L-BFGS keeps"),
+        (QNS3VM(max_iter=2**63), "hang"),
+        (GradientTSVM(max_iter=10**6), "hang"),
+        (DeterministicAnnealingS3VM(max_stages=2**63), "hang"),
+        (LapSVM(max_iter=10**9), "hang"),
+        (DeterministicAnnealingS3VM(eps=1e-300), "only run into max_iter"),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, str) else v,
+)
+def test_parameters_whose_cost_explodes_are_refused_with_the_reason(small, model, reason):
+    with pytest.raises(ValueError, match="must be an? (int|float) in the range") as error:
+        model.fit(*small)
+    assert reason in str(error.value)
+
+
+def test_an_alpha_sequence_of_a_million_stages_is_refused(small):
+    with pytest.raises(ValueError, match=r"give 1 to 100 positive.*one more L-BFGS run"):
+        QNS3VM(alphas=np.linspace(0.01, 1.0, 10**6)).fit(*small)
+
+
+def test_a_temperature_schedule_below_floating_point_is_refused(small):
+    with pytest.raises(ValueError, match=r"max_stages.*1e-250"):
+        DeterministicAnnealingS3VM(R=1e10, max_stages=60).fit(*small)
+    with pytest.raises(ValueError, match=r"T0=1e-300"):
+        DeterministicAnnealingS3VM(T0=1e-300).fit(*small)
+
+
+@pytest.mark.parametrize("model", [LapSVM(p=10), LapRLSC(p=10)], ids=lambda m: type(m).__name__)
+def test_the_largest_laplacian_degree_still_fits(small, model):
+    X, labels = small
+    model.fit(X, labels)
+    assert np.all(np.isfinite(model.decision_function(X)))
