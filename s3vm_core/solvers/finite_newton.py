@@ -105,6 +105,8 @@ def weighted_ridge(X, weights, targets, lam: float, w0, b0: float = 0.0, *,
     """
     active = weights > 0
     d = X.shape[1]
+    if not active.any():  # only the regularizer is left: w = 0, and a free bias stays put
+        return np.zeros(d), float(b0) if fit_intercept else 0.0, 0
     if not sp.issparse(X) and d <= DIRECT_MAX_FEATURES:
         return _normal_equations(X[active], weights[active], targets[active], lam,
                                  fit_intercept)

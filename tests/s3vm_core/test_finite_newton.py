@@ -67,3 +67,16 @@ def test_weighted_ridge_is_the_normal_equations_with_a_free_bias(dense):
     residual = weights * (X @ w + b - targets)
     np.testing.assert_allclose(lam * w + X.T @ residual, 0.0, atol=1e-9)
     assert abs(residual.sum()) < 1e-9
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_no_active_example_leaves_only_the_regularizer(dense):
+    X, _, _ = _data(seed=4)
+    X = X.toarray() if dense else X
+    # every example far on its right side: nothing is active, the minimum is w = 0
+    c_plus = np.ones(X.shape[0])
+    result = squared_hinge_mfn(X, c_plus, np.zeros_like(c_plus), 0.1, np.zeros(X.shape[1]),
+                               b=5.0, fit_intercept=True)
+    assert result.converged
+    np.testing.assert_allclose(result.w, 0.0)
+    assert result.b >= 1.0 and np.all(result.outputs >= 1.0)
