@@ -21,7 +21,7 @@ scipy's LSQR (a Krylov method equivalent to CGLS, on a ``LinearOperator`` that s
 weighted active rows of ``X`` over ``sqrt(lam) I``), warm-started at the current ``w``, then
 takes the exact line search of ``losses.squared_hinge_line_search``. LSQR's ``damp`` is not
 used: with a warm start ``x0`` scipy's damping penalizes ``||x - x0||``, not ``||x||``.
-Dense data with few features solve the same problem by Cholesky (``weighted_ridge``).
+Dense data with few features solve the same problem directly (``weighted_ridge``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsqr
 
@@ -98,10 +97,9 @@ def weighted_ridge(X, weights, targets, lam: float, w0, b0: float = 0.0, *,
     By LSQR, warm-started at ``(w0, b0)``, for sparse data or more than
     ``DIRECT_MAX_FEATURES`` features; rows with zero weight are left out (selected once, not
     multiplied by zero in every product). Dense data with few features take the normal
-    equations by Cholesky instead: one (d + 1) x (d + 1) factorization costs less than the
-    Python overhead of a few LSQR iterations (benchmarks/bench_finite_newton.py: 0.3 ms
-    against 7-15 ms on the digits, d = 64). Returns ``(w, b, iterations)`` (0 for the direct
-    solve).
+    equations instead: one (d + 1) x (d + 1) factorization costs less than the Python
+    overhead of a few LSQR iterations (benchmarks/bench_finite_newton.py: 0.3 ms against
+    7-15 ms on the digits, d = 64). Returns ``(w, b, iterations)`` (0 for the direct solve).
     """
     active = weights > 0
     d = X.shape[1]
@@ -123,15 +121,16 @@ def weighted_ridge(X, weights, targets, lam: float, w0, b0: float = 0.0, *,
 
 
 def _normal_equations(rows, weights, targets, lam, fit_intercept):
-    """The ridge problem of ``weighted_ridge`` by Cholesky on ``[X 1]^T W [X 1] + lam I``
-    (no regularization on the bias column)."""
+    """The ridge problem of ``weighted_ridge`` from its normal equations
+    ``([X 1]^T W [X 1] + lam I) x = [X 1]^T W t``, no regularization on the bias column.
+    numpy's solver: scipy's Cholesky wrappers cost more than the factorization at this size."""
     if fit_intercept:
         rows = np.hstack([rows, np.ones((rows.shape[0], 1))])
     weighted = rows.T * weights
     gram = weighted @ rows
-    gram[np.diag_indices(rows.shape[1] - fit_intercept)] += lam
-    x = scipy.linalg.cho_solve(scipy.linalg.cho_factor(gram), weighted @ targets)
     d = rows.shape[1] - fit_intercept
+    gram[np.arange(d), np.arange(d)] += lam
+    x = np.linalg.solve(gram, weighted @ targets)
     return x[:d], float(x[d]) if fit_intercept else 0.0, 0
 
 
