@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -61,14 +63,24 @@ QN_ALPHAS = (1e-6, 1e-4, 0.01, 0.1, 0.5, 1.0)
 PEER_MEMORY_LIMIT = 4 * 2**30
 
 
+@dataclass(frozen=True)
+class Timing:
+    """A whole fit's wall-clock and CPU seconds."""
+
+    wall: float
+    cpu: float
+
+
 @dataclass
 class Row:
-    """One line of the table."""
+    """One line of the table. With one BLAS thread the times compared are CPU seconds (on a
+    shared machine they are what each side did, whatever else ran); with the default threads,
+    wall-clock seconds (the threads are what is measured)."""
 
     work: str
     peer: str
-    peer_seconds: list = field(default_factory=list)
-    our_seconds: list = field(default_factory=list)
+    peer_times: list = field(default_factory=list)
+    our_times: list = field(default_factory=list)
     peer_errors: list = field(default_factory=list)
     our_errors: list = field(default_factory=list)
     peer_objective: float | None = None
@@ -76,20 +88,29 @@ class Row:
     threads: str = "1"
     note: str = ""
 
+    def _seconds(self, times) -> tuple[float, float]:
+        return (statistics.median(t.wall for t in times),
+                statistics.median(t.cpu for t in times))
+
+    def _show(self, times) -> str:
+        wall, cpu = self._seconds(times)
+        return f"{cpu:.3g} s ({wall:.3g} s)" if self.threads == "1" else f"{wall:.3g} s"
+
     def cells(self) -> list[str]:
-        if self.note and not self.peer_seconds:
-            our = f"{statistics.median(self.our_seconds):.3g} s" if self.our_seconds else "–"
-            error = (f"{100 * statistics.median(self.our_errors):.1f}% / –"
-                     if self.our_errors else "–")
-            return [self.work, self.peer, self.threads, self.note, our, "–", error, "–"]
-        peer, ours = statistics.median(self.peer_seconds), statistics.median(self.our_seconds)
+        error = (f"{100 * statistics.median(self.our_errors):.1f}% / "
+                 + (f"{100 * statistics.median(self.peer_errors):.1f}%"
+                    if self.peer_errors else "–"))
+        if not self.peer_times:
+            return [self.work, self.peer, self.threads, self.note, self._show(self.our_times),
+                    "–", error, "–"]
+        measure = 1 if self.threads == "1" else 0
+        ratio = (self._seconds(self.peer_times)[measure]
+                 / self._seconds(self.our_times)[measure])
         objective = "–"
         if self.our_objective is not None and self.peer_objective is not None:
             objective = f"{self.our_objective:.6g} / {self.peer_objective:.6g}"
-        return [self.work, self.peer, self.threads, f"{peer:.3g} s", f"{ours:.3g} s",
-                f"{peer / ours:.2f}",
-                f"{100 * statistics.median(self.our_errors):.1f}% / "
-                f"{100 * statistics.median(self.peer_errors):.1f}%", objective]
+        return [self.work, self.peer, self.threads, self._show(self.peer_times),
+                self._show(self.our_times), f"{ratio:.2f}", error, objective]
 
 
 HEADER = ["work", "peer", "BLAS threads", "peer time", "our time", "peer / ours",
@@ -97,11 +118,11 @@ HEADER = ["work", "peer", "BLAS threads", "peer time", "our time", "peer / ours"
 
 
 def _timed(fit):
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         out = fit()
-    return time.perf_counter() - start, out
+    return Timing(time.perf_counter() - wall, time.process_time() - cpu), out
 
 
 def _error(decision, y, labels) -> float:
@@ -150,7 +171,7 @@ def write_svmlin_files(X, labels, folder: Path, name: str) -> tuple[Path, Path]:
 
 @dataclass
 class SvmlinRun:
-    seconds: float
+    time: Timing
     objective: float
     outputs: np.ndarray
     weights: np.ndarray
@@ -158,18 +179,21 @@ class SvmlinRun:
 
 def run_svmlin(binary: Path, algorithm: int, examples: Path, labels: Path,
                positive_fraction: float) -> SvmlinRun:
-    """One svmlin run in the data's folder; its time excludes its own report of reading."""
+    """One svmlin run in the data's folder; its times exclude its own report of the time it
+    took to read its files."""
     command = [str(binary), "-A", str(algorithm), "-W", repr(SVMLIN_W), "-U", repr(SVMLIN_U),
                "-R", repr(positive_fraction), examples.name, labels.name]
-    start = time.perf_counter()
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     done = subprocess.run(command, cwd=examples.parent, capture_output=True, text=True,
                           check=True)
-    seconds = time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     reading = sum(float(v) for v in re.findall(r"Reading took ([\d.eE+-]+) secs", done.stdout))
     objective = float(re.findall(r"Objective Value = ([\d.eE+-]+)", done.stdout)[-1])
     outputs = np.loadtxt(examples.parent / f"{examples.name}.outputs")
     weights = np.loadtxt(examples.parent / f"{examples.name}.weights")
-    return SvmlinRun(seconds - reading, objective, outputs, weights)
+    return SvmlinRun(Timing(wall - reading, cpu - reading), objective, outputs, weights)
 
 
 def svmlin_cost(w, b, outputs, labels) -> float:
@@ -223,13 +247,13 @@ def svmlin_rows(binary, scratch: Path, problems, repeats: int) -> list[Row]:
         for algorithm, work, model, data in cases:
             row = Row(f"{work} — {title}", f"svmlin -A {algorithm}")
             for _ in range(repeats):
-                seconds, _ = _timed(lambda model=model, data=data, labels=labels:
-                                    model.fit(data, labels))
-                row.our_seconds.append(seconds)
+                timing, _ = _timed(lambda model=model, data=data, labels=labels:
+                                   model.fit(data, labels))
+                row.our_times.append(timing)
                 outputs = model.decision_function(data)
                 row.our_errors.append(_error(outputs, y, labels))
                 peer = run_svmlin(binary, algorithm, examples, label_file, r)
-                row.peer_seconds.append(peer.seconds)
+                row.peer_times.append(peer.time)
                 row.peer_errors.append(_error(peer.outputs, y, labels))
             w = model.coef_[:-1] if algorithm == 3 else model.coef_
             b = model.coef_[-1] if algorithm == 3 else model.intercept_
@@ -272,16 +296,16 @@ def qn_row(qns3vm, work: str, n: int, landmarks: int | None, kernel: str, repeat
     for draw in range(repeats):
         model = QNS3VM(lam=QN_LAM, lam_u=QN_LAM_U, sigma=QN_SIGMA, kernel=kernel,
                        alphas=QN_ALPHAS, n_landmarks=landmarks, random_state=draw)
-        seconds, _ = _timed(lambda model=model: model.fit(X, labels))
-        row.our_seconds.append(seconds)
+        timing, _ = _timed(lambda model=model: model.fit(X, labels))
+        row.our_times.append(timing)
         row.our_errors.append(_error(model.decision_function(X), y, labels))
         if not peer_fits:
             continue
         peer = qns3vm.QN_S3VM(X_l, L_l, X_u, random.Random(draw), lam=QN_LAM, lamU=QN_LAM_U,
                               sigma=QN_SIGMA, kernel_type="RBF" if kernel == "rbf" else "Linear",
                               numR=landmarks, estimate_r=float(np.mean(L_l)))
-        seconds, _ = _timed(peer.train)
-        row.peer_seconds.append(seconds)
+        timing, _ = _timed(peer.train)
+        row.peer_times.append(timing)
         predictions = np.array(peer.getPredictions(X_u))
         row.peer_errors.append(float(np.mean((predictions > 0) != (y[~labeled] == 1))))
     print("|", " | ".join(row.cells()), "|", flush=True)
@@ -324,15 +348,15 @@ def lapsvm_rows(quick: bool, repeats: int) -> list[Row]:
         iterations = {}
         for _ in range(repeats if n <= 4000 else 1):
             newton = LapSVM(solver="newton")
-            newton_seconds, _ = _timed(lambda newton=newton, X=X, labels=labels:
-                                       newton.fit(X, labels))
+            newton_time, _ = _timed(lambda newton=newton, X=X, labels=labels:
+                                    newton.fit(X, labels))
             newton_error = _error(newton.decision_function(X), y, labels)
             for stopping, row in pair.items():
-                row.peer_seconds.append(newton_seconds)
+                row.peer_times.append(newton_time)
                 row.peer_errors.append(newton_error)
                 pcg = LapSVM(solver="pcg", stopping=stopping)
-                seconds, _ = _timed(lambda pcg=pcg, X=X, labels=labels: pcg.fit(X, labels))
-                row.our_seconds.append(seconds)
+                timing, _ = _timed(lambda pcg=pcg, X=X, labels=labels: pcg.fit(X, labels))
+                row.our_times.append(timing)
                 row.our_errors.append(_error(pcg.decision_function(X), y, labels))
                 iterations[stopping] = f"{pcg.n_iter_} iterations, stopped by {pcg.stopped_by_}"
         for stopping, row in pair.items():
@@ -377,10 +401,15 @@ Parameter mapping (same objective on both sides):
 
 
 def markdown(rows: list[Row], skipped: list[str], seconds: float, command: str) -> str:
+    load = os.getloadavg()[0]
     lines = [SECTION, "",
-             f"`{command}` ({seconds / 60:.0f} min on 2 shared cores). Times are whole fits, "
-             "medians over the repeats (the svmlin time is its run minus its own report of "
-             "reading its text files); \"peer / ours\" above 1 means we are faster.", "",
+             f"`{command}` ({seconds / 60:.0f} min on 2 cores shared with other work, load "
+             f"average {load:.1f} at the end). Times are whole fits, medians over the "
+             "interleaved repeats. With one BLAS thread they are CPU seconds (wall-clock in "
+             "parentheses): on a shared machine the CPU time is what each side did, whatever "
+             "else ran; with the default BLAS threads they are wall-clock seconds, since the "
+             "threads are what is compared. svmlin's times leave out its own report of reading "
+             "its text files. \"peer / ours\" above 1 means we are faster.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
     lines += [""] + [f"Skipped: {reason}." for reason in skipped] + ([""] if skipped else [])
