@@ -37,6 +37,8 @@ RUN_BUDGET = 60.0
 LESSON_BUDGET = 120.0
 #: Seconds between two previews of a running solver on the Watch page.
 PREVIEW_EVERY = 0.5
+#: Above this many points previews come less often, in proportion to n (2 s at n = 2000).
+PREVIEW_POINTS = 500
 #: Seconds a page opened afresh waits before it draws a running solver's preview. A plotly chart
 #: arriving with a new page's first elements kept the browser from loading its widgets (they
 #: stayed grey placeholders, Stop included, for as long as previews came; seen when a second
@@ -92,7 +94,10 @@ class TraceJob(Job):
         self.grid: tuple | None = None       # (grid_x, grid_y) once the trace has started
         self.preview: tuple | None = None    # (state index, decision on the grid)
         self.result: Run | None = None
-        super().__init__(trace_work, (data, labels, solver, params, PREVIEW_EVERY), budget)
+        # A preview's cost in the browser grows with n: at n = 2000, previews every 0.5 s
+        # kept a busy browser (software rendering, loaded cores) from loading a new page.
+        every = PREVIEW_EVERY * max(1.0, len(labels) / PREVIEW_POINTS)
+        super().__init__(trace_work, (data, labels, solver, params, every), budget)
 
     def receive(self, message: tuple) -> None:
         kind = message[0]

@@ -52,7 +52,10 @@ def _points_trace(X2, labels, predicted=None, name="points") -> go.Scatter:
     return go.Scatter(
         x=X2[:, 0], y=X2[:, 1], mode="markers", name=name, customdata=np.arange(len(X2)),
         marker={"color": colors, "colorscale": POINT_SCALE, "cmin": 0.0, "cmax": 1.0,
-                "symbol": symbols, "size": sizes, "line": {"color": "black", "width": widths}},
+                # an array: plotly checks a list of symbol names one by one (0.08 s at
+                # n = 2000, most of a running solver's preview figure), an array at once
+                "symbol": np.asarray(symbols), "size": sizes,
+                "line": {"color": "black", "width": widths}},
         hovertemplate="point %{customdata}<extra></extra>", showlegend=False,
     )
 

@@ -102,7 +102,7 @@ RHO = Param("rho", "ρ", 1.0, "Softening of the path distance (LDS paper eq. (2)
 GAMMA_A = Param("gamma_A", "γ_A", 1e-6, "Weight of the ambient RKHS norm (LapSVM paper eq. (7); "
                 "Table 8 default).", low=1e-8, high=1e3)
 GAMMA_I = Param("gamma_I", "γ_I", 1.0, "Weight of the intrinsic norm fᵀLf (LapSVM paper eq. (1); "
-                "Table 8 default).", low=0.0, high=1e3)
+                "Table 8 default; the library refuses 0).", low=1e-8, high=1e3)
 NEIGHBORS = Param("n_neighbors", "k (neighbours)", 6, "Neighbours per point of the k-NN graph "
                   "(LapSVM paper Table 8: nn).", low=1, high=100, integer=True)
 DEGREE_P = Param("p", "p (Laplacian degree)", 1, "The intrinsic norm uses Lᵖ (LapSVM paper "
@@ -156,7 +156,8 @@ SOLVERS: dict[str, Solver] = {
                    Param("lam", "λ", 1.0, "Weight of the RKHS norm (QN-S3VM eq. (5)).",
                          low=1e-8, high=1e4),
                    Param("lam_u", "λ'", 1.0, "Final weight of the unlabeled loss, reached "
-                         "through α λ' (Algorithm 1).", low=0.0, high=1e4),
+                         "through α λ' (Algorithm 1); the library refuses 0.", low=1e-8,
+                         high=1e4),
                    KERNEL, SIGMA,
                    Param("n_landmarks", "r (landmarks)", None, "Subset of regressors with r "
                          "random landmarks (eq. (9)–(10)). Empty: all points.", low=2,
@@ -168,8 +169,8 @@ SOLVERS: dict[str, Solver] = {
                "Kernel Machines, ICML 2006", "T", (
                    Param("lam", "λ", 1e-3, "Weight of the RKHS norm (DA paper eq. (4)).",
                          low=1e-8, high=1e4),
-                   Param("lam_u", "λ'", 1.0, "Weight of the unlabeled loss (eq. (4)).",
-                         low=0.0, high=1e4),
+                   Param("lam_u", "λ'", 1.0, "Weight of the unlabeled loss (eq. (4)); the "
+                         "library refuses 0.", low=1e-8, high=1e4),
                    Param("loss", "loss", "hinge", "Hinge (l1, the paper's best), squared "
                          "hinge (l2) or squared loss (RLS, closed form (7)).",
                          options=("hinge", "squared_hinge", "squared")),
