@@ -151,6 +151,9 @@ async def measure(port: int, seconds: float, probe_every: float = 0.25) -> dict:
         if time.monotonic() >= next_page:
             html.append(await loop.run_in_executor(None, timed_get, f"http://127.0.0.1:{port}/"))
             about.append(await session(port, "about", ""))
+            if about[-1] > 1.0:
+                print(f"  slow About page at {time.monotonic() - begin:.1f} s: {about[-1]:.2f} s",
+                      file=sys.stderr)
             next_page = time.monotonic() + 2.0
         await asyncio.sleep(probe_every)
     return {"health": health, "html": html, "about": about}

@@ -5,7 +5,6 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
-from toy_data import UNLABELED
 from ui import state
 from ui.caching import (
     FRESH_PAGE_SETTLE,
@@ -19,10 +18,9 @@ from ui.caching import (
     run_solver,
     start_run,
 )
-from ui.comparison import unlabeled_error
-from ui.figures import running_figure, soft_labels_figure
+from ui.figures import running_figure, soft_labels_figure, stage_text
 from ui.jobs import OUT_OF_TIME, STOPPED
-from ui.player import film
+from ui.player import film, film_id
 from ui.widgets import (
     BUDGET,
     SOLVERS,
@@ -34,20 +32,36 @@ from ui.widgets import (
 )
 
 start_page()
-st.title("Watch a solver")
 X, y_true, X2, labels = current_data()
 
-picker, form_column = st.columns([1, 3])
-with picker:
-    solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
-                          format_func=lambda name: SOLVERS[name].title)
-    st.caption(SOLVERS[solver].paper)
-    show_baseline = st.toggle("supervised SVM boundary (dashed)", key=state.SHOW_BASELINE)
-with form_column, st.form(state.PARAMETER_FORM, border=False):
-    params = parameter_form(solver)
-    run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
-    run_column.form_submit_button("Run", type="primary")
-    number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
+# The page's header: in presentation mode one row above the film, the form in a popover. The
+# header is one container either way, so the player below keeps its place on the page (a
+# player drawn at another place would be a new one, loading plotly.js again).
+presenting = st.session_state[state.PRESENTATION]
+with st.container():
+    if presenting:
+        picker, baseline_column, presentation_column, form_column = st.columns(
+            [2.6, 2.6, 1.6, 1.2], vertical_alignment="center")
+    else:
+        st.title("Watch a solver")
+        picker, form_column = st.columns([1, 3])
+        baseline_column = presentation_column = picker
+    with picker:
+        solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
+                              format_func=lambda name: SOLVERS[name].title)
+        if not presenting:
+            st.caption(SOLVERS[solver].paper)
+    show_baseline = baseline_column.toggle("supervised SVM boundary (dashed)",
+                                           key=state.SHOW_BASELINE)
+    presentation_column.toggle("presentation", key=state.PRESENTATION,
+                               help="The film as large as the window allows, for a projector: "
+                                    "the parameters move into a button.")
+    with (form_column.popover("parameters", width="stretch") if presenting else form_column), \
+            st.form(state.PARAMETER_FORM, border=False):
+        params = parameter_form(solver)
+        run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
+        run_column.form_submit_button("Run", type="primary")
+        number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
 
 require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver")
@@ -99,17 +113,30 @@ if not run.complete:
     again_button(this_run, again)
 
 n_states = len(run.states)
-if not 0 <= st.session_state.get(state.FRAME, -1) < n_states:
-    st.session_state[state.FRAME] = n_states - 1  # a new run starts on its final state
+frame_states = run.frames.tolist()  # the states the film shows: the details pick among them
+# a run is its cache key and how it ended: "Run again" after a Stop is a new run
+shown_run = film_id((this_run, run.ended, n_states))
+if (st.session_state.get(state.SHOWN_RUN) != shown_run
+        or st.session_state.get(state.FRAME) not in frame_states):
+    # a new run opens on its final state (and the player jumps there, even if its figure
+    # happened to be the same)
+    st.session_state[state.SHOWN_RUN] = shown_run
+    st.session_state[state.FRAME] = frame_states[-1]
+    st.session_state[state.FILM_JUMP] = st.session_state.get(state.FILM_JUMP, 0) + 1
 chosen = st.session_state[state.FRAME]
-frame = run.frame_of(chosen)
-baseline_grid = (baseline.grid_decisions[-1] if baseline is not None
-                 and baseline.grid_decisions is not None else None)
 
 
 def follow_player() -> None:
-    """The player paused, stepped or scrubbed to a state: show that state's details."""
-    st.session_state[state.FRAME] = st.session_state[state.FILM]["state"]
+    """The player stopped on a state (Pause, Step, the scrubber, the end of Play): show its
+    details; or its speed or loop changed: keep them (the share link carries them)."""
+    report = st.session_state[state.FILM]
+    if report is None or report.get("film") != st.session_state.get(state.SHOWN_RUN):
+        return  # a report of a film no longer shown
+    if report.get("state") in frame_states:
+        st.session_state[state.FRAME] = report["state"]
+    if report.get("speed") in state.FILM_SPEEDS:
+        st.session_state[state.FILM_SPEED] = float(report["speed"])
+    st.session_state[state.FILM_LOOP] = bool(report.get("loop"))
 
 
 def jump_player() -> None:
@@ -118,36 +145,27 @@ def jump_player() -> None:
 
 
 with preview[0] if preview else nullcontext():
-    film(run, X2, labels, frame, st.session_state.get(state.FILM_JUMP, 0), baseline_grid,
-         key=state.FILM, on_change=follow_player)
-st.caption(
-    "▶ Play runs the recorded path in your browser (the large title is the outer parameter: "
-    f"{SOLVERS[solver].stage_label}). Colours show f; black lines are f = 0 (the boundary) and "
-    "the margins f = ±1; unlabeled points take the colour of their predicted class. Pause, "
-    "step or scrub to a state to see its numbers below."
-)
-if n_states > 1:
-    st.slider("state details", 0, n_states - 1, key=state.FRAME, on_change=jump_player,
-              help="Pick a state to see its numbers below; the film above jumps to it.")
+    film(run, X2, labels, y_true, run.frame_of(chosen), st.session_state[state.FILM_JUMP],
+         baseline, shown_run, st.session_state[state.FILM_SPEED],
+         st.session_state[state.FILM_LOOP], key=state.FILM, on_change=follow_player)
+if not presenting:
+    st.caption(
+        "▶ Play runs the recorded path in your browser (the large title is the outer "
+        f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
+        "frame on screen. Colours show f; black lines are f = 0 (the boundary) and the margins "
+        "f = ±1; unlabeled points take the colour of their predicted class. Where the film "
+        "stops, its state's details follow below."
+    )
+if len(frame_states) > 1:
+    st.select_slider("state details", frame_states, key=state.FRAME, on_change=jump_player,
+                     format_func=lambda index: f"state {index}",
+                     help="Pick a state of the film to see its details below; the film above "
+                          "jumps to it.")
 
 shown = run.states[chosen]
-unlabeled = labels == UNLABELED
-cells = st.columns(5)
-cells[0].metric("step", f"{shown.step} ({shown.event})")
-cells[1].metric("objective", f"{shown.objective:.4g}")
-cells[2].metric("‖gradient‖", f"{shown.grad_norm:.3g}")
-error_now = unlabeled_error(shown.train_decision, labels, y_true)
-delta = None
-if baseline is not None and unlabeled.any():
-    change = error_now - unlabeled_error(baseline.states[-1].train_decision, labels, y_true)
-    delta = f"{100 * change:+.1f} points vs supervised SVM"
-cells[3].metric("unlabeled error", f"{100 * error_now:.1f} %", delta, delta_color="inverse",
-                help="Against the generator's true labels: did the unlabeled data help?")
-cells[4].metric("run time", f"{run.seconds:.2f} s",
-                help=f"The solver's own time; {n_states} states recorded")
-scalars = {k: v for k, v in shown.extras.items() if np.ndim(v) == 0}
-if scalars:
-    st.caption(" · ".join(f"{k} = {v:.4g}" for k, v in scalars.items()))
+details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown)}"]
+details += [f"{k} = {v:.4g}" for k, v in shown.extras.items() if np.ndim(v) == 0]
+st.caption(" · ".join(details))
 if "p" in shown.extras:
     st.plotly_chart(
         soft_labels_figure(X2, labels, shown.extras["p"],
@@ -155,4 +173,7 @@ if "p" in shown.extras:
         width="stretch")
     st.caption("Deterministic annealing keeps a probability p of class 1 for every unlabeled "
                "point. At high T all p sit near the class balance r (yellow); as T falls they "
-               "harden to 0 (vermillion) or 1 (blue). Move the state slider to watch it.")
+               "harden to 0 (vermillion) or 1 (blue). Play the film, or move the state slider, "
+               "to watch it.")
+st.caption(f"Run time {run.seconds:.2f} s (the solver's own) · {n_states} states recorded, "
+           f"{len(frame_states)} in the film.")

@@ -150,20 +150,48 @@ def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_
     ]
 
 
-def _colored_points(X2, labels, decisions) -> go.Scatter:
-    """Points coloured by their decision value (data with d > 2: no grid to draw)."""
+def _colored_points(X2, labels, decisions, colorbar_x: float) -> go.Scatter:
+    """Points coloured by their decision value (data with d > 2: no grid to draw), with the
+    colour bar at ``colorbar_x`` (paper coordinates)."""
     trace = _points_trace(X2, labels)
     trace.marker.update(color=np.round(decisions, 3), colorscale=DECISION_SCALE,
                         cmin=-DECISION_RANGE, cmax=DECISION_RANGE, showscale=True,
-                        colorbar={"title": "f", "len": 0.5, "x": 0.58})
+                        colorbar={"title": "f", "len": 0.5, "x": colorbar_x, "thickness": 15})
+    # f = 0 is white: an outline keeps the undecided points visible on the white plot
+    trace.marker.line.width = np.maximum(trace.marker.line.width, 0.5)
     return trace
 
 
 def _spans_decades(values: np.ndarray) -> bool:
-    """Whether a positive series covers two decades or more (then a log axis reads better).
-    Zeros, such as the final gamma = 0 of cS3VM, are left off a log axis by plotly."""
+    """Whether a positive series covers two decades or more (then a log axis reads better)."""
     positive = values[np.isfinite(values) & (values > 0)]
     return positive.size > 1 and positive.max() >= 100 * positive.min()
+
+
+def _log_axis(fig: go.Figure, values: np.ndarray, row: int, col: int) -> None:
+    """A log y axis with a label at every power of ten (or every few when there are many),
+    none in between: plotly's "2, 5" between the decades crowd a small chart."""
+    finite = values[np.isfinite(values) & (values > 0)]
+    decades = math.log10(finite.max() / finite.min())
+    fig.update_yaxes(type="log", dtick=max(1, math.ceil(decades / 4)), row=row, col=col)
+
+
+def _zero_bands(fig: go.Figure, steps, values: np.ndarray, name: str, row: int,
+                col: int) -> None:
+    """Shade and label the steps where a stage value on a log axis is 0 ("α = 0"): a log
+    axis has no place for 0, and the chart must not look as if the path began later."""
+    zero = np.r_[False, values == 0, False]
+    starts, ends = np.flatnonzero(~zero[:-1] & zero[1:]), np.flatnonzero(zero[:-1] & ~zero[1:])
+    for first, last in zip(starts, ends - 1, strict=True):
+        fig.add_vrect(x0=steps[first], x1=steps[last], row=row, col=col, line_width=0,
+                      fillcolor="#009E73", opacity=0.15, layer="below",
+                      annotation_text=f"{name} = 0", annotation_position="top",
+                      annotation_font={"color": "#00694c", "size": 13})
+
+
+#: The film's boundary plot takes this share of the figure's width; the objective and stage
+#: charts share the rest (the boundary is what a class must see).
+BOUNDARY_SHARE = 0.7
 
 
 def player_figure(run, X2: np.ndarray, labels: np.ndarray,
@@ -171,54 +199,77 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     """The still part of the Watch page's film (``ui.player`` plays it): points, and linked
     charts of the objective and the stage value over the steps.
 
-    For 2-D data the points are coloured by the final state's predicted class and the main
-    axes are fixed to the display grid, on which the player paints each frame's decision
-    function beneath the (transparent) plot; for data with more dimensions the points are
-    coloured by their decision value. ``baseline_decisions`` (grid-shaped) adds the supervised
-    SVM's f = 0 as a dashed line.
+    The boundary plot takes ``BOUNDARY_SHARE`` of the width with equal scales on its axes (the
+    player sets the figure's height to the data's aspect ratio); the two charts stand beside
+    it, smaller, on one step axis. For 2-D data the points are coloured by the final state's
+    predicted class and the main axes are fixed to the display grid, on which the player
+    paints each frame's decision function beneath the (transparent) plot; for data with more
+    dimensions the points are coloured by their decision value. ``baseline_decisions``
+    (grid-shaped) adds the supervised SVM's f = 0 as a dashed line, named in a legend above
+    the boundary plot.
     """
     on_grid = run.grid_decisions is not None
+    stage = STAGE_NAMES.get(run.states[-1].stage, run.states[-1].stage)
+    steps = [s.step for s in run.states]
+    objectives = np.array([s.objective for s in run.states])
+    stage_values = np.array([s.stage_value for s in run.states])
+    has_stages = bool(np.isfinite(stage_values).any())
     fig = make_subplots(
-        rows=2, cols=2, column_widths=[0.62, 0.38], specs=[[{"rowspan": 2}, {}], [None, {}]],
-        subplot_titles=("", "objective", "stage value"), horizontal_spacing=0.08,
-        vertical_spacing=0.15,
+        rows=2, cols=2, column_widths=[BOUNDARY_SHARE, 1 - BOUNDARY_SHARE],
+        specs=[[{"rowspan": 2}, {}], [None, {}]], horizontal_spacing=0.07,
+        vertical_spacing=0.2, shared_xaxes=True,
+        subplot_titles=("", "objective", f"{stage} (outer parameter)" if has_stages
+                        else "stage value"),
     )
     if on_grid:
         fig.add_trace(_points_trace(X2, labels, run.point_decisions[-1] > 0), row=1, col=1)
         fig.update_xaxes(range=[run.grid_x[0], run.grid_x[-1]], row=1, col=1)
         fig.update_yaxes(range=[run.grid_y[0], run.grid_y[-1]], row=1, col=1)
+        # the player paints the level lines: their legend entry has nothing else to draw
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="f = 0 and f = ±1",
+                                 line={"width": 2, "color": LEVEL_LINE_COLOR}), row=1, col=1)
     else:
-        fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1]), row=1, col=1)
-    steps = [s.step for s in run.states]
-    objectives = np.array([s.objective for s in run.states])
-    stage_values = np.array([s.stage_value for s in run.states])
+        # the colour bar in the gap between the boundary plot and the charts
+        fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1],
+                                      fig.layout.xaxis.domain[1] + 0.005), row=1, col=1)
     fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": "#555555"},
                              showlegend=False, name="objective"), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
                              showlegend=False, name="stage value"), row=2, col=2)
-    for values, row in ((objectives, 1), (stage_values, 2)):
-        if _spans_decades(values):
-            fig.update_yaxes(type="log", row=row, col=2)
-    if not np.isfinite(stage_values).any():
+    finite_objectives = objectives[np.isfinite(objectives)]
+    if np.all(finite_objectives > 0) and _spans_decades(objectives):
+        _log_axis(fig, objectives, row=1, col=2)
+    if _spans_decades(stage_values) and not np.any(stage_values < 0):
+        _log_axis(fig, stage_values, row=2, col=2)
+        _zero_bands(fig, steps, stage_values, stage, row=2, col=2)
+    if not has_stages:
         fig.add_annotation(text="no outer parameter<br>(no γ, T, C* or α schedule)",
                            showarrow=False, xref="x3 domain", yref="y3 domain", x=0.5, y=0.5,
                            font={"color": "#777777"})
         fig.update_yaxes(showticklabels=False, row=2, col=2)
     if baseline_decisions is not None and on_grid:
+        # f quantised like the fill (int8): an eighth of the bytes of floats, and the
+        # same line f = 0
         fig.add_trace(go.Contour(
-            x=run.grid_x, y=run.grid_y, z=np.round(baseline_decisions, 3),
+            x=run.grid_x, y=run.grid_y, z=fill_values(baseline_decisions),
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
-            name="supervised SVM", hoverinfo="skip"), row=1, col=1)
+            showlegend=True, name="supervised SVM", hoverinfo="skip"), row=1, col=1)
     transparent = "rgba(0,0,0,0)"  # the player paints the decision function beneath
-    fig.update_layout(height=PLAYER_HEIGHT, margin={"l": 40, "r": 10, "t": 30, "b": 40},
-                      plot_bgcolor=transparent, paper_bgcolor=transparent)
+    fig.update_layout(height=PLAYER_HEIGHT, margin={"l": 40, "r": 10, "t": 34, "b": 40},
+                      plot_bgcolor=transparent, paper_bgcolor=transparent,
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1,
+                              "yanchor": "bottom", "font": {"size": 14},
+                              "bgcolor": transparent})
     # Equal scales shrink the plot area rather than widen the ranges: the grid fills it.
     fig.update_xaxes(showgrid=False, zeroline=False, constrain="domain", row=1, col=1)
     fig.update_yaxes(showgrid=False, zeroline=False, constrain="domain", constraintoward="top",
                      row=1, col=1)
     _square_axes(fig, row=1, col=1)
-    fig.update_xaxes(title_text="step", row=2, col=2)
+    # one step axis for both charts, over the whole path (a log axis drops zeros, and the
+    # stage chart would otherwise start where its first positive value is)
+    fig.update_xaxes(range=[steps[0], steps[-1]], row=1, col=2)
+    fig.update_xaxes(range=[steps[0], steps[-1]], title_text="step", row=2, col=2)
     return fig
 
 

@@ -44,11 +44,17 @@ REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
+# The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
+SHOWN_RUN = "shown_run"      # the film's run (``ui.player.film_id``): a new one opens at its end
+FILM_SPEED = "film_speed"    # Play's speed, one of FILM_SPEEDS (set by the player)
+FILM_LOOP = "film_loop"      # Play starts over after holding the last frame (set by the player)
+PRESENTATION = "presentation"  # Watch page toggle: the film without the parameter form
+FILM_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
 PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
-              RUN_BUDGET)
+              RUN_BUDGET, PRESENTATION)
 
 DEFAULTS = {
     DATASET: "two_moons",
@@ -62,6 +68,9 @@ DEFAULTS = {
     SOLVER: "DeterministicAnnealingS3VM",
     SHOW_BASELINE: True,
     RUN_BUDGET: 60,
+    FILM_SPEED: 1.0,
+    FILM_LOOP: False,
+    PRESENTATION: False,
 }
 
 #: Largest data set the app draws; kernels of this size stay interactive.
@@ -211,7 +220,8 @@ def scenario() -> dict:
     }
     described = {"dataset": name, "n": n_samples, "noise": noise, "seed": seed,
                  "labels": labeled, "solver": state[SOLVER], "params": params,
-                 "budget": state[RUN_BUDGET]}
+                 "budget": state[RUN_BUDGET], "speed": state[FILM_SPEED],
+                 "loop": state[FILM_LOOP], "presentation": state[PRESENTATION]}
     if points := added_points():
         described["points"] = points
     return described
@@ -223,7 +233,7 @@ def scenario_query() -> str:
 
 #: The fields of a scenario (``scenario()`` writes them all; a link may leave any out).
 SCENARIO_FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params",
-                   "budget")
+                   "budget", "speed", "loop", "presentation")
 #: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
 MAX_SCENARIO_CHARS = 100_000
 #: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
@@ -320,6 +330,7 @@ def parse_scenario(text: str) -> tuple[dict, list[str]]:
         except ValueError as problem:
             notes.append(f"{problem} Using {widgets.BUDGET.label} = "
                          f"{shown(DEFAULTS[RUN_BUDGET])} instead.")
+    values.update(_film_values(data, notes))
     return values, notes
 
 
@@ -354,6 +365,27 @@ def _depth(value) -> int:
                 stack.extend((item, depth) for item in
                              (value.values() if isinstance(value, dict) else value))
     return deepest
+
+
+def _film_values(data: dict, notes: list[str]) -> dict:
+    """A scenario's film settings (Play's speed and loop, the presentation mode) as session
+    values; one that is not valid keeps its default, and a sentence in ``notes`` says so."""
+    from ui.widgets import shown
+
+    values = {}
+    speed = data.get("speed", DEFAULTS[FILM_SPEED])
+    if isinstance(speed, int | float) and not isinstance(speed, bool) and speed in FILM_SPEEDS:
+        values[FILM_SPEED] = float(speed)
+    else:
+        notes.append(f"Play's speed must be one of {', '.join(f'{s:g}' for s in FILM_SPEEDS)}, "
+                     f"not {shown(speed)}: the film plays at 1x.")
+    for key, field in ((FILM_LOOP, "loop"), (PRESENTATION, "presentation")):
+        value = data.get(field, DEFAULTS[key])
+        if isinstance(value, bool):
+            values[key] = value
+        else:
+            notes.append(f"{field} must be true or false, not {shown(value)}: it is off.")
+    return values
 
 
 def _valid_points(points, name: str, most: int) -> list[list]:

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +36,19 @@ def film(at) -> dict:
     args = json.loads(element.proto.json_args)
     args["figure"] = json.loads(args["figure"])
     for special in element.proto.special_args:
-        args[special.key] = np.frombuffer(special.bytes, dtype=np.uint8)
+        data = special.bytes
+        if special.key in ("fill", "points") and data:  # the frames' bytes come zlib-compressed
+            data = zlib.decompress(data)
+        args[special.key] = np.frombuffer(data, dtype=np.uint8)
     n_frames = len(args["states"])
     args["points"] = args["points"].reshape(n_frames, -1)
     if args["grid"] is not None:
         args["fill"] = args["fill"].view(np.int8).reshape(
             n_frames, args["grid"]["ny"], args["grid"]["nx"])
     return args
+
+
+def shown_numbers(at) -> dict:
+    """The numbers under the film (the player draws them) of the frame the player opens on."""
+    played = film(at)
+    return {n["label"]: n["values"][played["frame"]] for n in played["numbers"]}

@@ -175,7 +175,8 @@ def test_the_link_copied_on_watch_opens_watch():
 WRONG = [None, True, -1, 0.5, 1e308, float("inf"), float("nan"), "x" * 5000, "²", [], [1],
          {}, {"a": 1}]
 #: Values of WRONG that a field does accept (the rest must be said).
-ACCEPTED = {"noise": [0.5], "labels": [{}], "points": [None, []], "params": [{}]}
+ACCEPTED = {"noise": [0.5], "labels": [{}], "points": [None, []], "params": [{}],
+            "speed": [0.5], "loop": [True], "presentation": [True]}
 
 
 @pytest.mark.parametrize("field", state.SCENARIO_FIELDS)

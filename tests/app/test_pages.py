@@ -5,7 +5,7 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import film, new_session, plotly_specs, values
+from page_helpers import film, new_session, plotly_specs, shown_numbers, values
 from streamlit.testing.v1 import AppTest
 
 from toy_data import DATASETS
@@ -87,9 +87,9 @@ def test_watch_page_plays_the_baseline(app):
     assert played["fill"].shape == (2, 60, 60)  # the decision function on the display grid
     assert np.ptp(played["fill"][-1]) > 0
     assert any(t.get("name") == "supervised SVM" for t in played["figure"]["data"])
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["step"] == "1 (final)"
-    assert metrics["unlabeled error"].endswith("%")
+    numbers = shown_numbers(at)
+    assert numbers["step"] == "1 (final)"
+    assert numbers["unlabeled error"].endswith("%")
 
 
 def test_one_class_labels_give_a_clear_message_and_keep_the_labels(app):
@@ -117,10 +117,9 @@ def test_solver_errors_become_messages_and_labels_survive(app):
 
 def test_jumping_to_a_state_shows_its_details(app):
     at = open_watch(app.run())
-    at.slider(key=state.FRAME).set_value(0).run()
+    at.select_slider(key=state.FRAME).set_value(0).run()
     at.run()  # the film follows the slider on the next run as well
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["step"] == "0 (init)"
+    assert shown_numbers(at)["step"] == "0 (init)"
     assert film(at)["frame"] == 0
 
 
@@ -231,7 +230,7 @@ def test_every_solver_plays_on_the_default_data(app, solver):
     assert played["fill"].shape[0] == played["points"].shape[0] == len(played["states"])
     # the path goes somewhere: the first and last boundaries differ
     assert not np.array_equal(played["fill"][0], played["fill"][-1])
-    assert {m.label for m in at.metric} >= {"objective", "unlabeled error"}
+    assert set(shown_numbers(at)) >= {"objective", "unlabeled error"}
 
 
 def test_annealing_soft_labels_appear_at_the_chosen_state(app):
@@ -242,15 +241,15 @@ def test_annealing_soft_labels_appear_at_the_chosen_state(app):
     unlabeled = np.array(at.session_state[state.LABELS]) == -1
 
     def soft_labels_at(step):
-        at.slider(key=state.FRAME).set_value(step).run()
+        at.select_slider(key=state.FRAME).set_value(step).run()
         (soft,) = plotly_specs(at)  # below the film
         assert "soft labels p" in soft["layout"]["title"]["text"]
         return values(soft["data"][0]["marker"]["color"])[unlabeled]
 
-    early = soft_labels_at(1)
+    frame_states = film(at)["states"]  # the details pick among the film's states
+    early = soft_labels_at(frame_states[1])
     assert np.all((early > 0.05) & (early < 0.95))  # T = 10: every p near the balance r
-    last = at.slider(key=state.FRAME).max
-    final = soft_labels_at(last)
+    final = soft_labels_at(frame_states[-1])
     assert np.mean((final < 0.01) | (final > 0.99)) > 0.95  # annealed: hard labels
 
 
@@ -264,7 +263,7 @@ def test_parameter_form_runs_with_the_new_value_and_the_baseline_toggles(app):
     assert not np.array_equal(first["fill"], second["fill"])  # a narrower kernel, a new film
     at.toggle(key=state.SHOW_BASELINE).set_value(False).run()
     assert not any(t.get("name") == "supervised SVM" for t in film(at)["figure"]["data"])
-    assert "vs supervised" not in str([m.proto for m in at.metric])
+    assert not any("notes" in number for number in film(at)["numbers"])
 
 
 def test_noise_and_size_regenerate_the_data(app):

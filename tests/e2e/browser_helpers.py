@@ -46,6 +46,14 @@ def metric(page, label: str) -> str:
 PLAYER = 'iframe[title="ui.player.film_player"]'
 
 
+def choose_solver(page, name: str) -> None:
+    """Pick a solver in the Watch form by its class name (the page runs it at once)."""
+    from ui.widgets import SOLVERS
+
+    page.get_by_role("combobox", name="solver").first.click()  # not LapSVM's "solver"
+    page.get_by_role("option", name=SOLVERS[name].title, exact=True).click()
+
+
 def film_player(page, timeout: float = 60.0):
     """The frame of the Watch page's player, once it shows a film (``window.film`` in it is
     the player's state: the frame on screen, whether it plays, when it drew each frame)."""

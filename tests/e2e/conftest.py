@@ -1,5 +1,6 @@
 """Drive the real app in Debian's Chromium: a server per test module, a fresh browser per test."""
 
+import contextlib
 import os
 import shutil
 import socket
@@ -36,9 +37,10 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    """``streamlit run app.py`` on a free loopback port; stopped by its PID afterwards."""
+@contextlib.contextmanager
+def serve_app():
+    """``streamlit run app.py`` on a free loopback port, yielding its URL; stopped by its PID
+    afterwards."""
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -65,6 +67,19 @@ def server():
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app, one server per test module."""
+    with serve_app() as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_server():
+    """``serve_app``, for a test that needs a server of its own (started when it asks)."""
+    return serve_app
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 from browser_helpers import (
+    choose_solver,
     film_player,
     metric,
     page_position,
@@ -82,7 +83,7 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
     details = page.get_by_role("slider", name="state details").element_handle()
 
     def wait_for_details_of(state_index):
-        page.wait_for_function("([el, v]) => el.value === String(v)",
+        page.wait_for_function("([el, v]) => el.getAttribute('aria-valuetext') === `state ${v}`",
                                arg=[details, state_index], timeout=20_000)
 
     wait_for_details_of(paused[1])
@@ -106,13 +107,17 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
 
 
 def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):
-    """Deterministic annealing takes a few seconds here: its latest boundary is drawn while
-    it runs (the film's place says "running…"), and the player replaces it."""
-    X, y = two_moons(700, noise=0.1, random_state=4)  # about 2.5 s: several previews
+    """Deterministic annealing takes several seconds on 1500 points: its latest boundary is
+    drawn while it runs (the film's place says "running…"), and the player replaces it. The
+    page is open before the run starts, as when a visitor changes the solver (a page opened
+    afresh waits a few seconds before its first preview)."""
+    X, y = two_moons(1500, noise=0.1, random_state=4)
     labels = {str(int(np.flatnonzero(y == cls)[0])): cls for cls in (0, 1)}
-    scenario = {"dataset": "two_moons", "n": 700, "noise": 0.1, "seed": 4, "labels": labels,
-                "solver": "DeterministicAnnealingS3VM", "params": {}}
+    scenario = {"dataset": "two_moons", "n": 1500, "noise": 0.1, "seed": 4, "labels": labels,
+                "solver": "SVMBaseline", "params": {}}
     page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    film_player(page)
+    choose_solver(page, "DeterministicAnnealingS3VM")
     # the running boundary is on screen only briefly: look for it and its lines at once
     page.wait_for_function(
         """() => [...document.querySelectorAll('.js-plotly-plot')].some(gd =>
@@ -120,10 +125,10 @@ def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):
                 .some(a => a.textContent.startsWith('running'))
             && gd.querySelectorAll('.contour').length >= 1)""", polling="raf",
         timeout=60_000)
-    player = film_player(page)
     page.wait_for_function(
         """() => ![...document.querySelectorAll('.js-plotly-plot .annotation-text')]
-            .some(a => a.textContent.startsWith('running'))""", timeout=30_000)
+            .some(a => a.textContent.startsWith('running'))""", timeout=120_000)
+    player = film_player(page)
     assert "T = " in player.locator("#title").text_content()
 
 

@@ -2,18 +2,27 @@
 
 import filecmp
 import json
-import os
+import shutil
 import tempfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from run_helpers import high_dimensional_run, make_run
 
-from s3vm_core import ContinuationS3VM, SVMBaseline
+from s3vm_core import QNS3VM, ContinuationS3VM, SVMBaseline
 from toy_data import pick_labeled, two_moons
+from ui.comparison import unlabeled_error
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
-from ui.player import FRONTEND, PLOTLY_JS, film_args
+from ui.player import FRONTEND, PLOTLY_JS, film_args, film_id
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def frames(data: bytes, dtype) -> np.ndarray:
+    """Per-frame bytes as the player receives them (zlib-compressed), as numbers."""
+    return np.frombuffer(zlib.decompress(data), dtype=dtype)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +39,7 @@ def test_every_frame_carries_the_decision_function_on_the_grid(moons_run):
     n_frames, ny, nx = run.grid_decisions.shape
     assert args["grid"]["nx"] == nx and args["grid"]["ny"] == ny
     assert args["grid"]["x"] == [run.grid_x[0], run.grid_x[-1]]
-    fill = np.frombuffer(args["fill"], dtype=np.int8).reshape(n_frames, ny, nx) / FILL_STEPS
+    fill = frames(args["fill"], np.int8).reshape(n_frames, ny, nx) / FILL_STEPS
     # quantised to 1/FILL_STEPS and saturated beyond the colour scale's ends
     expected = np.clip(run.grid_decisions, -DECISION_RANGE, DECISION_RANGE)
     np.testing.assert_allclose(fill, expected, atol=0.5 / FILL_STEPS + 1e-6)
@@ -52,7 +61,7 @@ def test_unlabeled_points_take_their_predicted_class_and_labels_keep_theirs(moon
     X, labels, run = moons_run
     args = film_args(run, X, labels)
     assert args["point_colors"] == list(CLASS_COLORS)
-    colors = np.frombuffer(args["points"], dtype=np.uint8).reshape(len(run.frames), len(X))
+    colors = frames(args["points"], np.uint8).reshape(len(run.frames), len(X))
     unlabeled = labels == -1
     for frame, decisions in enumerate(run.point_decisions):
         np.testing.assert_array_equal(colors[frame][unlabeled], decisions[unlabeled] > 0)
@@ -75,7 +84,7 @@ def test_high_dimensional_points_are_coloured_by_their_decision_value():
     decisions = run.point_decisions
     args = film_args(run, X2, labels)
     assert args["grid"] is None and args["fill"] == b""
-    index = np.frombuffer(args["points"], dtype=np.uint8).reshape(2, 40).astype(int)
+    index = frames(args["points"], np.uint8).reshape(2, 40).astype(int)
     middle = len(args["point_colors"]) // 2
     np.testing.assert_allclose((index - middle) / FILL_STEPS,
                                np.clip(decisions, -DECISION_RANGE, DECISION_RANGE),
@@ -83,27 +92,125 @@ def test_high_dimensional_points_are_coloured_by_their_decision_value():
     assert args["point_colors"][middle] == "rgb(255, 255, 255)"  # f = 0 on DECISION_SCALE
 
 
-def test_the_player_serves_the_installed_plotly_js():
-    served = FRONTEND / PLOTLY_JS.name
-    assert filecmp.cmp(served, PLOTLY_JS, shallow=False)
-    page = (FRONTEND / "index.html").read_text()
+def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_into_it():
+    """Streamlit's watcher reports a file written into the app's folder ("File change —
+    Rerun"), and a read-only install cannot be written: the player's files are copied out."""
+    import ui.player
+
+    stray = FRONTEND / PLOTLY_JS.name  # what the player used to write there
+    stray.unlink(missing_ok=True)
+    before = sorted(p.name for p in FRONTEND.iterdir())
+    folder = ui.player._served_folder()
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == ["index.html", "player.js"]
+    assert Path(tempfile.gettempdir()) in folder.parents
+    assert ROOT not in folder.parents
+    assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
+    page = (folder / "index.html").read_text()
     assert 'src="plotly.min.js"' in page and 'src="player.js"' in page
 
 
-def test_a_package_that_cannot_be_written_serves_a_copy_of_the_player(monkeypatch, tmp_path):
+def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
     import ui.player
 
-    def replace(source, target):
-        if Path(target).parent == FRONTEND:
-            raise PermissionError(f"read-only: {target}")
-        return os_replace(source, target)
-
-    os_replace = os.replace
-    monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(filecmp, "cmp", lambda *args, **kwargs: False)  # as if never copied
-    folder = ui.player._served_folder()
-    assert folder.parent == tmp_path
+    installed = tmp_path / "player_frontend"
+    shutil.copytree(FRONTEND, installed, ignore=shutil.ignore_patterns(PLOTLY_JS.name))
+    installed.chmod(0o555)  # (not enforced for root: the listing below still shows it)
+    monkeypatch.setattr(ui.player, "FRONTEND", installed)
+    try:
+        folder = ui.player._served_folder()
+    finally:
+        installed.chmod(0o755)
     for name in ("index.html", "player.js"):
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
+    assert sorted(p.name for p in installed.iterdir()) == ["index.html", "player.js"]
+
+
+def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
+    X, labels, run = moons_run
+    y_true = two_moons(60, noise=0.1, random_state=0)[1]
+    baseline = make_run(X, labels, SVMBaseline())
+    numbers = {n["label"]: n for n in film_args(run, X, labels, y_true, baseline)["numbers"]}
+    shown = [run.states[i] for i in run.frames]
+    assert numbers["step"]["values"][-1] == f"{shown[-1].step} (final)"
+    assert numbers["step"]["values"][0] == "0 (init)"
+    assert numbers["objective"]["values"] == [f"{s.objective:.4g}" for s in shown]
+    errors = [100 * unlabeled_error(s.train_decision, labels, y_true) for s in shown]
+    assert numbers["unlabeled error"]["values"] == [f"{e:.1f} %" for e in errors]
+    # the difference to the supervised SVM, frame by frame, and whether it is better
+    svm = 100 * unlabeled_error(baseline.states[-1].train_decision, labels, y_true)
+    for error, note, better in zip(errors, numbers["unlabeled error"]["notes"],
+                                   numbers["unlabeled error"]["better"], strict=True):
+        change = round(error - svm, 1)
+        if change:
+            assert note == f"{change:+.1f} points vs supervised SVM" and better == (change < 0)
+        else:
+            assert note == "as the supervised SVM" and better is None
+
+
+def test_the_supervised_svm_shows_a_dash_for_its_gradient_and_no_error_without_truth():
+    X, y = two_moons(40, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    numbers = film_args(make_run(X, labels, SVMBaseline()), X, labels)["numbers"]
+    assert [n["label"] for n in numbers] == ["step", "objective", "‖gradient‖"]
+    assert numbers[2]["values"] == ["—", "—"]  # LIBSVM reports no gradient
+
+
+def test_play_settings_and_the_films_identity_travel_with_the_film(moons_run):
+    X, labels, run = moons_run
+    args = film_args(run, X, labels, identity="abc", speed=0.5, loop=True)
+    assert (args["film"], args["speed"], args["loop"]) == ("abc", 0.5, True)
+    assert args["speeds"] == [0.25, 0.5, 1.0, 2.0, 4.0] and args["hold_ms"] >= 1000
+    assert film_id(("moons", (0, 1), "QNS3VM", ())) != film_id(("moons", (1, 0), "QNS3VM", ()))
+    # the boundary plot's aspect ratio is the grid's: equal scales on its axes
+    assert args["aspect"] == pytest.approx(np.ptp(run.grid_x) / np.ptp(run.grid_y))
+
+
+def film_figure(run, X, labels, baseline=None) -> dict:
+    return json.loads(film_args(run, X, labels, baseline=baseline)["figure"])
+
+
+def test_the_alpha_zero_stage_of_qn_s3vm_is_shown_not_cut_off():
+    """QN-S3VM starts with α = 0 (Algorithm 1), which a log axis cannot show: the stage chart
+    still starts at step 0, with the α = 0 steps shaded and labelled."""
+    X, y = two_moons(60, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    run = make_run(X, labels, QNS3VM())
+    alphas = np.array([s.stage_value for s in run.states])
+    last_zero = run.states[np.flatnonzero(alphas == 0)[-1]].step
+    assert last_zero > 10  # the α = 0 stage is a good part of the path
+    layout = film_figure(run, X, labels)["layout"]
+    assert layout["yaxis3"]["type"] == "log"
+    assert layout["xaxis3"]["range"] == [0, run.states[-1].step]
+    (band,) = [shape for shape in layout["shapes"] if shape["xref"] == "x3"]
+    assert (band["x0"], band["x1"]) == (0, last_zero)
+    assert any(note["text"] == "α = 0" for note in layout["annotations"])
+
+
+def test_log_axes_label_powers_of_ten_only():
+    X, y = two_moons(60, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    run = make_run(X, labels, ContinuationS3VM(sigma=0.4))  # γ falls over decades, then 0
+    layout = film_figure(run, X, labels)["layout"]
+    stage_axis = layout["yaxis3"]
+    # on a log axis an integer dtick puts labels on powers of ten, none between ("2, 5")
+    assert stage_axis["type"] == "log" and float(stage_axis["dtick"]).is_integer()
+    assert any(note["text"] == "γ = 0" for note in layout["annotations"])
+
+
+def test_the_boundary_plot_is_the_largest_and_carries_the_baseline_legend(moons_run):
+    X, labels, run = moons_run
+    baseline = make_run(X, labels, SVMBaseline())
+    spec = film_figure(run, X, labels, baseline)
+    layout = spec["layout"]
+    boundary = layout["xaxis"]["domain"]
+    assert boundary[1] - boundary[0] >= 0.6  # most of the width
+    for chart in ("xaxis2", "xaxis3"):
+        assert layout[chart]["domain"][1] - layout[chart]["domain"][0] < 0.35
+    assert layout["yaxis"]["scaleanchor"] == "x"  # equal scales: the data's own shape
+    (dashed,) = [t for t in spec["data"] if t.get("name") == "supervised SVM"]
+    assert dashed["showlegend"] is True and dashed["xaxis"] == "x"
+    # the legend stands above the boundary plot, not beside the charts on the right
+    legend = layout["legend"]
+    assert legend["x"] <= boundary[0] + 0.05 and legend["y"] >= 1
+    assert legend["orientation"] == "h"

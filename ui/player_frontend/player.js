@@ -4,22 +4,27 @@
 // plotly draws the figure once: points, axes, the objective and stage-value charts. Each frame
 // then costs a few milliseconds instead of a full plotly redraw: the decision function and its
 // level lines are painted on the canvas beneath the plot, the points' colours are set on
-// plotly's markers, and the progress markers are painted on the canvas above it.
+// plotly's markers, the progress markers are painted on the canvas above it, and the numbers
+// under the film are those of the frame on screen.
 
 const byId = (id) => document.getElementById(id);
 const plot = byId("plot");
 const under = byId("under");
 const over = byId("over");
 const scrub = byId("scrub");
+const speedBox = byId("speed");
+const loopBox = byId("loop");
 
-// What the page shows, read by the browser tests and benchmarks/app_speed.py: the frame on
-// screen, whether Play runs, when each frame of the last Play was drawn, and how many films
-// this player has drawn.
-const film = (window.film = { frame: 0, playing: false, drawn: [], films: 0 });
+// What the page shows, read by the browser tests and benchmarks/app_speed.py: the film's id,
+// the frame on screen, whether Play runs, when each frame of the last pass of Play was drawn,
+// how many films this player has drawn, and Play's speed and loop.
+const film = (window.film = { id: null, frame: 0, playing: false, drawn: [], films: 0,
+  speed: 1, loop: false });
 
 let args = null;           // the latest arguments from the page
 let figureJson = null;     // the figure drawn now (a new one means a new film)
 let jumpSeen = null;       // the page's last request to jump (its details slider moved)
+let settingsSeen = null;   // the page's last speed and loop (from the session or a link)
 let fill = null;           // int8 (frames, ny, nx): f * fill_steps on the display grid
 let pointColors = null;    // uint8 (frames, n): each point's colour, an index into point_colors
 const tile = document.createElement("canvas");  // the grid, one pixel per grid point
@@ -30,6 +35,12 @@ function send(type, data) {
 
 function int8(bytes) {
   return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+// The frames' bytes come zlib-compressed (ui/player.py): about a ninth of their size.
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 function lastFrame() {
@@ -43,7 +54,37 @@ function show(k) {
   byId("title").textContent = args.titles[k];
   scrub.value = String(k);
   byId("where").textContent = `state ${args.states[k]} · frame ${k + 1} of ${args.states.length}`;
+  showNumbers(k);
   paint();
+}
+
+// The numbers of frame k, in the cells made for the film (makeNumbers).
+function showNumbers(k) {
+  const cells = byId("numbers").children;
+  args.numbers.forEach((number, i) => {
+    const [value, note] = cells[i].querySelectorAll(".value, .note");
+    value.textContent = number.values[k];
+    if (number.notes) {
+      note.textContent = number.notes[k];
+      note.className = `note ${number.better[k] === null ? "" : number.better[k] ? "better" : "worse"}`;
+    }
+  });
+}
+
+function makeNumbers() {
+  const box = byId("numbers");
+  box.replaceChildren(...args.numbers.map((number) => {
+    const cell = document.createElement("div");
+    cell.className = "cell";
+    if (number.help) cell.title = number.help;
+    for (const part of ["label", "value", "note"]) {
+      const text = document.createElement("div");
+      text.className = part;
+      if (part === "label") text.textContent = number.label;
+      cell.append(text);
+    }
+    return cell;
+  }));
 }
 
 function canvasFor(canvas) {
@@ -174,13 +215,58 @@ function levelLine(ctx, v, nx, ny, level, X, Y) {
 function paintMarker(ctx, xaxis, yaxis, xValue, yValue) {
   if (!xaxis || !yaxis || xValue === null || yValue === null) return;
   const px = xaxis._offset + xaxis.c2p(xValue);
-  const py = yaxis._offset + yaxis.c2p(yValue);
-  if (!Number.isFinite(px) || !Number.isFinite(py)) return;  // e.g. 0 on a log axis
+  let py = yaxis._offset + yaxis.c2p(yValue);
+  // A log axis has no place for 0 (QN-S3VM's α = 0 stage, cS3VM's last γ = 0): the marker
+  // sits on the axis's floor, in the band the figure labels "α = 0".
+  if (yaxis.type === "log" && yValue <= 0) py = yaxis._offset + yaxis._length;
+  if (!Number.isFinite(px) || !Number.isFinite(py)) return;
   ctx.beginPath();
   ctx.arc(px, py, 5.5, 0, 2 * Math.PI);
   ctx.fillStyle = "black";
   ctx.fill();
 }
+
+// -- sizing: the boundary plot at the data's aspect ratio ----------------------------------
+
+const SMALLEST = 320;  // px: the figure's least height
+// px: what stands above the film on the page (Streamlit's header, the page's controls), as
+// measured, but at most this much: below a tall header the film is scrolled to
+const ABOVE_MOST = 260;
+
+// The figure's height that gives the boundary plot (equal scales on its axes) the whole width
+// of its column, unless the window is too low for it: then the film still fits on one screen
+// below the page's header.
+let boundary = null;  // the boundary plot's share of the figure's width, and the margins
+
+function fittedHeight() {
+  const { share, margin } = boundary;
+  const width = (plot.clientWidth - margin.l - margin.r) * share;
+  let screenHeight = window.screen.availHeight;
+  let above = ABOVE_MOST;
+  try {  // the page's window and this frame's place in it (served from the same origin)
+    screenHeight = window.top.innerHeight;
+    above = window.frameElement.getBoundingClientRect().top + window.top.scrollY;
+  } catch (error) {
+    // another origin: the screen's height and a header of the usual size
+  }
+  const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
+    byId("numbers").offsetHeight + 8;
+  const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
+  const wanted = width / args.aspect + margin.t + margin.b;
+  return Math.round(Math.min(Math.max(wanted, SMALLEST), highest));
+}
+
+function sendHeight() {
+  send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
+}
+
+window.addEventListener("resize", () => {
+  if (!plot._fullLayout || !args) return;
+  const height = fittedHeight();
+  if (Math.abs(height - plot._fullLayout.height) > 2) {
+    Plotly.relayout(plot, { height }).then(sendHeight);
+  }
+});
 
 // -- playing ----------------------------------------------------------------------------
 
@@ -194,15 +280,30 @@ function play() {
   let shownAt = performance.now();
   const tick = (now) => {
     if (!film.playing) return;
-    // Frames are due every frame_ms on the clock, not frame_ms after the last one was drawn:
-    // the screen refreshes every ~16.7 ms, and waiting for a full frame_ms would often wait
-    // for one more refresh.
-    if (now - shownAt >= args.frame_ms) {
-      shownAt = Math.max(shownAt + args.frame_ms, now - args.frame_ms);
-      show(film.frame + 1);
-      film.drawn.push(performance.now());
-      if (film.frame >= lastFrame()) {
+    const frameMs = args.frame_ms / film.speed;
+    if (film.frame >= lastFrame()) {
+      // looping: the result stays on screen for hold_ms, then the film starts over
+      if (!film.loop) {  // the loop was switched off meanwhile
         stop();
+        report(true);
+        return;
+      }
+      if (now - shownAt >= args.hold_ms) {
+        show(0);
+        shownAt = now;
+        film.drawn = [performance.now()];
+      }
+    } else if (now - shownAt >= frameMs) {
+      // Frames are due every frameMs on the clock, not frameMs after the last one was drawn:
+      // the screen refreshes every ~16.7 ms, and waiting for a full frameMs would often wait
+      // for one more refresh. Faster than the screen, Play skips to the frame due.
+      const by = film.speed > 1 ? Math.max(1, Math.floor((now - shownAt) / frameMs)) : 1;
+      shownAt = Math.max(shownAt + by * frameMs, now - frameMs);
+      show(Math.min(film.frame + by, lastFrame()));
+      film.drawn.push(performance.now());
+      if (film.frame >= lastFrame() && !film.loop) {
+        stop();
+        report(true);  // the page's details follow the film to its last state
         return;
       }
     }
@@ -217,26 +318,31 @@ function stop() {
   animation = null;
 }
 
-// The state on screen goes back to the page, which shows its details. The count makes every
-// report a new value: Streamlit calls the page back only when the value changes, and the user
-// may come back to a state reported before (after moving the page's slider, say).
+// What the player tells the page: the state on screen when the film stopped on one (the page
+// shows its details; null when only the speed or the loop changed), and Play's speed and
+// loop (the page keeps them in the share link). The count makes every report a new value:
+// Streamlit calls the page back only when the value changes, and the user may come back to a
+// state reported before (after moving the page's slider, say).
 let reports = 0;
-function report() {
+function report(withState) {
   reports += 1;
-  send("streamlit:setComponentValue",
-    { value: { state: args.states[film.frame], report: reports }, dataType: "json" });
+  send("streamlit:setComponentValue", {
+    value: { film: args.film, state: withState ? args.states[film.frame] : null,
+      speed: film.speed, loop: film.loop, report: reports },
+    dataType: "json",
+  });
 }
 
 function step(by) {
   stop();
   show(Math.min(Math.max(film.frame + by, 0), lastFrame()));
-  report();
+  report(true);
 }
 
 byId("play").addEventListener("click", play);
 byId("pause").addEventListener("click", () => {
   stop();
-  report();
+  report(true);
 });
 byId("back").addEventListener("click", () => step(-1));
 byId("forward").addEventListener("click", () => step(1));
@@ -244,21 +350,54 @@ scrub.addEventListener("input", () => {
   stop();
   show(Number(scrub.value));
 });
-scrub.addEventListener("change", report);
+scrub.addEventListener("change", () => report(true));
+speedBox.addEventListener("change", () => {
+  film.speed = Number(speedBox.value);
+  report(false);
+});
+loopBox.addEventListener("change", () => {
+  film.loop = loopBox.checked;
+  report(false);
+});
+
+// Speed and loop as the page has them; the echo of the player's own report changes nothing.
+function takeSettings(next) {
+  const settings = `${next.speed} ${next.loop}`;
+  if (settings === settingsSeen) return;
+  settingsSeen = settings;
+  if (speedBox.options.length !== next.speeds.length) {
+    speedBox.replaceChildren(...next.speeds.map((speed) => new Option(`${speed}×`, speed)));
+  }
+  film.speed = next.speed;
+  film.loop = next.loop;
+  speedBox.value = String(next.speed);
+  loopBox.checked = next.loop;
+}
 
 // -- the page's messages ----------------------------------------------------------------
 
 async function render(next) {
-  const rebuilt = next.figure !== figureJson;
+  takeSettings(next);
+  // a new film: another run (its id) or the same run drawn otherwise (the baseline toggled)
+  const rebuilt = next.film !== film.id || next.figure !== figureJson;
   if (rebuilt) {
     stop();
+    const [fillBytes, colors] = await Promise.all(
+      [next.grid ? inflate(next.fill) : null, inflate(next.points)]);
     args = next;
     figureJson = next.figure;
-    fill = next.grid ? int8(next.fill) : null;
-    pointColors = next.points;
+    film.id = next.film;
+    fill = fillBytes && int8(fillBytes);
+    pointColors = colors;
     scrub.max = String(lastFrame());
     film.frame = Math.min(next.frame, lastFrame());
+    makeNumbers();
+    showNumbers(film.frame);
     const figure = JSON.parse(next.figure);
+    // plotly narrows the boundary's domain to its equal scales, in the layout it is given too
+    const domain = figure.layout.xaxis.domain;
+    boundary = { share: domain[1] - domain[0], margin: { ...figure.layout.margin } };
+    figure.layout.height = fittedHeight();
     const fresh = !plot._fullLayout;
     await Plotly.react(plot, figure.data, figure.layout,
       { displaylogo: false, responsive: true });
@@ -267,7 +406,7 @@ async function render(next) {
       plot.on("plotly_afterplot", paint);
       plot.on("plotly_relayout", paint);
     }
-    send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
+    sendHeight();
   }
   args = next;
   // The page's frame changes when the player reports a state too; following those echoes

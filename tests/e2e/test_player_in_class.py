@@ -1,0 +1,215 @@
+"""The Watch page in front of a class (issue 20), in Chromium: solvers run one after another,
+each film opens on its result with that result's numbers, the numbers follow the film while
+it plays, Play's speed and loop are kept, the film fills a projector's screen, and the app
+never writes into its own folder (no "File change — Rerun" banner)."""
+
+import json
+import time
+from urllib.parse import quote, unquote
+
+import pytest
+from browser_helpers import PLAYER, choose_solver, film_player, screenshot
+
+from ui.player import FRONTEND, PLOTLY_JS
+
+pytestmark = pytest.mark.e2e
+
+MOONS = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"33": 0, "56": 1}}
+
+
+def watch(page, server, **scenario):
+    """The Watch page of a scenario link, once its film is drawn. The app's root is opened
+    first: on a fresh server, a page opened first by its own address runs without the
+    router once, and the player is drawn anew at the next rerun."""
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.goto(f"{server}/watch?scenario={quote(json.dumps({**MOONS, **scenario}))}")
+    return film_player(page)
+
+
+def wait_for_new_film(page, old_id):
+    """The player of the next film (a slow run replaces the player by its preview first)."""
+    page.wait_for_function(
+        """([selector, old]) => { const frame = document.querySelector(selector);
+            const film = frame && frame.contentWindow && frame.contentWindow.film;
+            return !!film && film.films > 0 && film.id !== old; }""",
+        arg=[PLAYER, old_id], timeout=120_000)
+    return film_player(page)
+
+
+def on_screen(player) -> dict:
+    """The frame on screen, its state and the numbers the player shows under it, beside the
+    numbers that belong to that frame."""
+    return player.evaluate("""() => ({
+        frame: film.frame, last: args.states.length - 1, state: args.states[film.frame],
+        shown: [...document.querySelectorAll('#numbers .value')].map(v => v.textContent),
+        expected: args.numbers.map(n => n.values[film.frame]) })""")
+
+
+def wait_for_details_of(page, state_index):
+    """The page's details (the slider and the caption below the film) show this state."""
+    page.wait_for_function(
+        """v => { const slider = document.querySelector('input[aria-label="state details"]');
+            return !!slider && slider.getAttribute('aria-valuetext') === `state ${v}`
+                && [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+                    .some(c => c.innerText.startsWith(`state ${v}:`)); }""",
+        arg=state_index, timeout=30_000)
+
+
+def test_solvers_run_in_a_row_each_open_on_their_result_and_play_to_its_end(server, page):
+    """A lecturer runs solvers one after another, after looking at an early state of each:
+    every new film opens on its final state with that state's numbers, and Play to the end
+    leaves the numbers and the page's details on the last state."""
+    player = watch(page, server, solver="ContinuationS3VM", params={})
+    for solver in ("LapSVM", "GradientTSVM", "DeterministicAnnealingS3VM"):
+        # an early state of the film before, as the details show it
+        for _ in range(2):
+            player.get_by_text("◀ Step", exact=True).click()
+        now = on_screen(player)
+        assert now["frame"] == now["last"] - 2
+        wait_for_details_of(page, now["state"])
+
+        old_id = player.evaluate("() => film.id")
+        choose_solver(page, solver)
+        player = wait_for_new_film(page, old_id)
+        now = on_screen(player)
+        assert now["frame"] == now["last"], solver
+        assert now["shown"] == now["expected"] and now["shown"][0].endswith("(final)"), now
+        wait_for_details_of(page, now["state"])
+    screenshot(page, "class-new-run-on-its-result")
+
+    # Play from the start to the end: the numbers follow every frame on the way
+    player.evaluate("""() => { window.seen = new Set(); window.mismatches = 0;
+        const check = () => {
+            const shown = [...document.querySelectorAll('#numbers .value')]
+                .map(v => v.textContent);
+            if (shown.join() !== args.numbers.map(n => n.values[film.frame]).join())
+                window.mismatches++;
+            window.seen.add(shown[0]);
+            if (!window.stopChecking) requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check); }""")
+    player.get_by_text("▶ Play", exact=True).click()
+    player.wait_for_function("() => !film.playing", timeout=60_000)
+    seen, mismatches = player.evaluate(
+        "() => { window.stopChecking = true; return [window.seen.size, window.mismatches]; }")
+    now = on_screen(player)
+    assert mismatches == 0
+    assert seen > now["last"] // 2  # the step moved with the film
+    assert now["frame"] == now["last"] and now["shown"] == now["expected"]
+    wait_for_details_of(page, now["state"])  # DA's soft labels follow the film's end too
+    assert "soft labels p at step" in page.locator(".js-plotly-plot").last.inner_text()
+    screenshot(page, "class-played-to-the-end")
+
+
+def share_link(page) -> dict:
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    if not sidebar.locator('[data-testid="stCode"]').is_visible():
+        sidebar.get_by_text("Share this scenario").click()
+    text = sidebar.locator('[data-testid="stCode"]').inner_text().strip()
+    return json.loads(unquote(text.split("?scenario=", 1)[1]))
+
+
+def test_speed_and_loop_are_kept_in_the_link_and_a_loop_holds_the_result(server, page):
+    player = watch(page, server, solver="QNS3VM", params={})
+    player.select_option("#speed", "2")
+    player.check("#loop")
+    # the player reports them; the page keeps them and the share link carries them
+    deadline = time.monotonic() + 20
+    while (share_link(page)["speed"], share_link(page)["loop"]) != (2, True):
+        assert time.monotonic() < deadline, share_link(page)
+        time.sleep(0.3)
+
+    player.get_by_text("▶ Play", exact=True).click()
+    player.wait_for_function("() => film.frame === args.states.length - 1", timeout=30_000)
+    held = time.monotonic()
+    # the result stays on screen for a while, then the film starts over by itself
+    player.wait_for_function("() => film.playing && film.frame < 5", timeout=30_000)
+    assert time.monotonic() - held > 1.0
+    player.get_by_text("❚❚ Pause", exact=True).click()
+    assert player.evaluate("() => film.playing") is False
+
+    # a new session from the link plays at the same speed and loops
+    other = page.context.new_page()
+    try:
+        other.goto(f"{server}/watch?scenario={quote(json.dumps(share_link(page)))}")
+        settings = film_player(other).evaluate(
+            "() => [film.speed, film.loop, document.getElementById('speed').value]")
+        assert settings == [2, True, "2"]
+    finally:
+        other.close()
+
+
+def layout_on_screen(page, player) -> dict:
+    """Sizes in CSS pixels: the boundary plot and the charts, the data's scale on each axis of
+    the boundary plot, the legend, the numbers' boxes and where the player ends."""
+    sizes = player.evaluate("""() => {
+        const l = document.getElementById('plot')._fullLayout;
+        const at = document.getElementById('plot').getBoundingClientRect();
+        const box = (el) => { const r = el.getBoundingClientRect();
+            return [r.left, r.top, r.right, r.bottom]; };
+        const numbers = [...document.querySelectorAll('#numbers .value, #numbers .note')]
+            .filter(el => el.textContent !== '');
+        return {
+            boundary: [at.left + l.xaxis._offset, at.top + l.yaxis._offset, l.xaxis._length,
+                       l.yaxis._length],
+            charts: [[l.xaxis2._length, l.yaxis2._length], [l.xaxis3._length, l.yaxis3._length]],
+            scale: [l.xaxis._length / (l.xaxis.range[1] - l.xaxis.range[0]),
+                    l.yaxis._length / (l.yaxis.range[1] - l.yaxis.range[0])],
+            legend: box(document.querySelector('#plot .legend')),
+            width: document.body.clientWidth,
+            clipped: numbers.filter(el => el.scrollWidth > el.clientWidth + 1
+                || el.getBoundingClientRect().right > document.body.clientWidth)
+                .map(el => el.textContent),
+            bottom: document.body.scrollHeight,
+        }; }""")
+    frame_box = page.locator(PLAYER).bounding_box()
+    sizes["player_bottom"] = frame_box["y"] + sizes["bottom"]
+    return sizes
+
+
+@pytest.mark.parametrize("width, height", [(1400, 900), (1920, 1080)])
+def test_presentation_mode_fills_a_projector_with_the_boundary(server, page, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    player = watch(page, server, solver="ContinuationS3VM", params={}, presentation=True)
+    time.sleep(0.5)  # let a resize settle
+    sizes = layout_on_screen(page, player)
+    path = screenshot(page, f"class-presentation-{width}x{height}")
+    left, top, plot_width, plot_height = sizes["boundary"]
+    # the boundary is the largest thing: most of the width, several times each chart's area
+    assert plot_width >= 0.55 * sizes["width"], (sizes, path)
+    for chart_width, chart_height in sizes["charts"]:
+        assert plot_width * plot_height > 3 * chart_width * chart_height
+    # equal scales on its axes: the moons keep their shape
+    assert sizes["scale"][0] == pytest.approx(sizes["scale"][1], rel=0.02)
+    # the dashed line's legend stands over the boundary plot, not over the charts
+    legend_left, _, legend_right, legend_bottom = sizes["legend"]
+    assert left - 10 <= legend_left and legend_right <= left + plot_width, sizes
+    assert legend_bottom <= top + 5, sizes
+    # every number reads whole, and the film with its numbers fits on the screen
+    assert sizes["clipped"] == []
+    assert sizes["player_bottom"] <= height, (sizes, path)
+    # without presentation mode the page has its title and parameter form again
+    page.get_by_text("presentation", exact=True).click()
+    page.get_by_role("button", name="Run").wait_for(timeout=20_000)
+    screenshot(page, f"class-form-{width}x{height}")
+
+
+def test_a_fresh_server_shows_no_file_change_banner_on_the_first_watch_visit(
+        fresh_server, page):
+    """The player used to copy plotly.min.js into its own folder on the first visit to
+    Watch; Streamlit's watcher saw the new file and offered "File change — Rerun"."""
+    (FRONTEND / PLOTLY_JS.name).unlink(missing_ok=True)
+    before = sorted(p.name for p in FRONTEND.iterdir())
+    with fresh_server() as url:
+        page.goto(url)
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        page.get_by_role("link", name="Watch a solver").click()
+        film_player(page)
+        time.sleep(3.0)  # the watcher polls: give it time to report a change
+        status = page.locator('[data-testid="stStatusWidget"]')
+        banner = status.inner_text() if status.count() else ""
+        screenshot(page, "class-first-watch-visit")
+        assert "File change" not in banner and "Rerun" not in banner, banner
+        assert page.get_by_role("button", name="Always rerun").count() == 0
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before
