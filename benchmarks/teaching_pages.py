@@ -2,8 +2,11 @@
 
 ``python -m benchmarks.teaching_pages [--repeats 3]``: whole page runs with a cold cache (the
 solver runs included) and warm (cached, what a user sees when moving a control back), median
-over repeats, on the default data (two moons, n = 200, one label per class); then
+over repeats, on the default data (two moons, n = 200, one label per class); then the
+teaching pages' live comparisons over 10 label draws (``ui.lessons.label_draws`` with the
+pages' default settings, two fits at a time, as the pages run them); then
 ``ui.comparison.compare_solvers`` over k = 5 draws for every solver of the registry.
+``--lessons-only`` times the live comparisons alone.
 """
 
 from __future__ import annotations
@@ -39,11 +42,43 @@ def page_times(page: str, repeats: int) -> tuple[float, float, int]:
     return statistics.median(cold), statistics.median(warm), charts
 
 
+def lesson_times(repeats: int) -> None:
+    """Median time of each teaching page's comparison over 10 label draws, with its result."""
+    from ui import lessons, presets
+
+    data = ("two_moons", 200, 0.1, 0, ())
+    cs3vm_sigma = presets.preset_params("two_moons", "ContinuationS3VM", presets.PAPER)["sigma"]
+    da = presets.preset_params("two_moons", "DeterministicAnnealingS3VM", presets.PAPER)
+    comparisons = {
+        "Continuation: cS3VM vs ∇TSVM": lessons.continuation_against_gradient(
+            100.0, cs3vm_sigma),
+        "Annealing: DA (hinge) vs ∇TSVM": lessons.annealing_against_gradient(
+            "hinge", da["lam"], da["sigma"], 200),
+    }
+    print("| live comparison (10 draws, n = 200) | median time (s) | successes (≤ 1 %) |")
+    print("|---|---|---|")
+    for title, runs in comparisons.items():
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            rows = lessons.label_draws(data, runs)
+            times.append(time.perf_counter() - start)
+        wins = {name: sum(r["success"] for r in rows if r["solver"] == name)
+                for name, _, _ in runs if name != "SVMBaseline"}
+        print(f"| {title} | {statistics.median(times):.1f} | "
+              f"{', '.join(f'{n} {w}/10' for n, w in wins.items())} |")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--draws", type=int, default=5)
+    parser.add_argument("--lessons-only", action="store_true")
     args = parser.parse_args()
+    lesson_times(args.repeats)
+    if args.lessons_only:
+        return
     print("| page | n | charts | cold render (s) | cached rerun (s) |")
     print("|---|---|---|---|---|")
     for page in PAGES:

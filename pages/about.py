@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.docs import BENCHMARKS, DEVIATIONS, section
 from ui.widgets import PAGES, start_page
 
 TITLES = {file: title for file, title, _ in PAGES}
@@ -79,6 +80,35 @@ SOLVERS = [
      "2011, §5", []),
 ]
 
+#: Where each solver's departures from its paper are (a heading of docs/deviations.md) and the
+#: table of its paper the project reproduces (a heading of docs/benchmarks.md), by name above.
+_CS3VM, _LDS, _LABEL_SWITCHING = (
+    "## cS3VM (Chapelle, Chi & Zien, ICML 2006)",
+    "## ∇TSVM, LDS and the graph kernel (Chapelle & Zien, AISTATS 2005)",
+    "## Label-switching TSVM (Joachims 1999, the papers' baseline)")
+_QN, _DA, _LAPSVM = (
+    "## QN-S3VM (Gieseke et al., ICPRAM 2012)",
+    "## Deterministic annealing (Sindhwani, Keerthi & Chapelle, ICML 2006)",
+    "## LapSVM and LapRLSC (Melacci & Belkin, JMLR 2011)")
+_DA_TABLE = "### DA paper Table 2: successes out of the label draws (full)"
+_LDS_TABLE = "### LDS paper Table 2: error on the unlabeled points, % (full)"
+_CS3VM_TABLE = "### cS3VM paper Table 1: one-vs-one digit pairs, C = C* = 100 (full)"
+_QN_TABLE = "### QN-S3VM paper Table 1: test error, non-realistic selection (full)"
+_LAPSVM_TABLE = "### LapSVM paper Tables 6-7: Newton vs early-stopped PCG (full)"
+_PRESETS = "### Presets as in the paper, on the app's data (full)"
+DOCUMENTED = {
+    "Supervised SVM (SVMBaseline)": ("## Defaults (every solver)", _LDS_TABLE),
+    "∇TSVM (GradientTSVM)": (_LDS, _LDS_TABLE),
+    "LDS (low density separation)": (_LDS, _LDS_TABLE),
+    "Graph-kernel SVM (GraphKernelSVM)": (_LDS, _LDS_TABLE),
+    "TSVM with label switching (LabelSwitchingTSVM)": (_LABEL_SWITCHING, _DA_TABLE),
+    "cS3VM (ContinuationS3VM)": (_CS3VM, _CS3VM_TABLE),
+    "QN-S3VM (QNS3VM)": (_QN, _QN_TABLE),
+    "DA (DeterministicAnnealingS3VM)": (_DA, _DA_TABLE),
+    "LapSVM (Newton / PCG)": (_LAPSVM, _LAPSVM_TABLE),
+    "LapRLSC": (_LAPSVM, _PRESETS),  # no table of the paper reproduces LapRLSC
+}
+
 start_page(uses_data=False)
 st.title("About the solvers")
 st.markdown(
@@ -93,3 +123,14 @@ for name, sentences, paper, pages in SOLVERS:
     st.markdown(sentences)
     shown_on = ", ".join(TITLES[file] for file in (*EVERY_SOLVER, *pages))
     st.caption(f"Paper: {paper}. Shown on: {shown_on}.")
+    deviations, table = DOCUMENTED[name]
+    departs, reproduced = st.columns(2)
+    with departs.expander("Where the code departs from the paper"):
+        st.markdown(section(DEVIATIONS, deviations))
+        st.caption(f"From docs/deviations.md, “{deviations.lstrip('# ')}”.")
+    label = ("Its presets, measured on the app's data" if table == _PRESETS
+             else "The paper's table, reproduced")
+    with reproduced.expander(label):
+        st.markdown(section(BENCHMARKS, table))
+        st.caption(f"From docs/benchmarks.md, “{table.lstrip('# ')}”: the command that "
+                   "makes it and how to read it are there.")

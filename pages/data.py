@@ -7,7 +7,8 @@ from toy_data import UNLABELED, pick_labeled
 from ui import state
 from ui.caching import current_data, display_grid
 from ui.figures import labeling_figure
-from ui.widgets import Param, number_box, start_page
+from ui.presets import paper_preset
+from ui.widgets import SOLVERS, Param, number_box, start_page
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
@@ -55,6 +56,22 @@ X, y_true, X2, labels = current_data()
 if message := state.take_error():
     st.error(message)
 
+counts = [int(np.sum(labels == c)) for c in (0, 1)]
+if min(counts) > 0:
+    solver = st.session_state[state.SOLVER]
+    how = ("with its parameters as in the paper"
+           if paper_preset(st.session_state[state.DATASET], solver) is not None
+           else "with its default parameters")
+    next_step, go = st.columns([5, 1], vertical_alignment="center")
+    next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
+                   f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "
+                   f"runs {SOLVERS[solver].title} on them {how}; or click points below to change "
+                   "the labels first.")
+    go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")
+else:
+    st.info("Give at least one point of each class a label (choose the class below, then "
+            "click a point): a classifier needs an example of both before it can run.")
+
 brush_column, count_column = st.columns([3, 2])
 flat = X.shape[1] == 2
 with brush_column:
@@ -67,7 +84,6 @@ with brush_column:
                           "points sit on a fine grid; an unlabeled one keeps its class for "
                           "the error against the truth.")
 with count_column:
-    counts = [int(np.sum(labels == c)) for c in (0, 1)]
     first, second, third = st.columns(3)
     first.metric("class 0 labeled", counts[0])
     second.metric("class 1 labeled", counts[1])

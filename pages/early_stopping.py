@@ -7,7 +7,7 @@ from ui import lessons, state
 from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.widgets import require_both_classes, start_page
+from ui.widgets import preset_caption, preset_choice, require_both_classes, start_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
@@ -22,21 +22,28 @@ st.markdown(
     "while every stopping rule of §4 is recorded; each one's verdict is marked where it fires."
 )
 X, y_true, X2, labels = current_data()
-state.keep_teaching_widgets(state.ES_GAMMA_I, state.ES_N_VAL)
+state.keep_teaching_widgets(state.ES_N_VAL)
+dataset = st.session_state[state.DATASET]
 
-left, right = st.columns(2)
-left.select_slider("γ_I (weight of the intrinsic norm)", options=[0.01, 0.1, 1.0, 10.0, 100.0],
-                   key=state.ES_GAMMA_I, format_func=lambda v: f"{v:g}",
-                   help="Table 8's grid; γ_A stays at its default 1e-6.")
+left, middle, right = st.columns(3)
+preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
+sigma = preset_params.get("sigma")
+gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset, preset, preset_params.get(
+    "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I]))
+middle.select_slider("γ_I (weight of the intrinsic norm)", options=[0.01, 0.1, 1.0, 10.0, 100.0],
+                     key=gamma_key, format_func=lambda v: f"{v:g}",
+                     help="Table 8's grid; γ_A stays at its default 1e-6.")
 right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=state.ES_N_VAL,
                     help="Unlabeled points whose true labels the validation check (Algorithm 3) "
                          "may see.")
+st.caption(preset_caption(dataset, "LapSVM", preset,
+                          {"σ": sigma if sigma is not None else "the median distance"}))
 
 require_both_classes(labels, "LapSVM")
 
 run = computed(lessons.early_stopping_run, state.data_description(), tuple(labels.tolist()),
-               float(st.session_state[state.ES_GAMMA_I]), int(st.session_state[state.ES_N_VAL]),
-               what="Running PCG and Newton…")
+               float(st.session_state[gamma_key]), int(st.session_state[state.ES_N_VAL]),
+               sigma, what="Running PCG and Newton…")
 
 states = [s for s in run["states"] if s.event in ("init", "iter")]
 times = [t for s, t in zip(run["states"], run["times"], strict=True)
@@ -50,6 +57,19 @@ def error_of(decision) -> float:
 
 errors = np.array([error_of(s.train_decision) for s in states])
 optimum_error = error_of(run["newton"].train_decision)
+stability_stop = run["stops"].get("stability")
+if stability_stop is not None:
+    stop_error = errors[list(iterations).index(stability_stop)]
+    st.info(
+        f"The stability check (Algorithm 2) stops PCG after **{stability_stop}** iterations "
+        f"with **{100 * stop_error:.1f} %** of the unlabeled points wrong; Newton's optimum "
+        f"errs on **{100 * optimum_error:.1f} %**; PCG left to run stops after "
+        f"{int(iterations[-1])} iterations ("
+        f"{'converged' if run['stopped_by'] == 'converged' else 'its iteration limit'})."
+    )
+else:
+    st.info(f"The stability check never fired within the {int(iterations[-1])} PCG iterations: "
+            "the decisions kept changing. Try the preset as in the paper, or another γ_I.")
 
 st.subheader("1 · PCG iterates against the Newton optimum")
 grid = run["grid"]
@@ -123,6 +143,7 @@ st.caption(
     f"Thresholds: τ < 1.5 % for stability (Algorithm 2), one more validation point right per "
     f"check for validation (Algorithm 3, |V| = {len(run['validation'])}), both at once for "
     "mixed; 1e-8 for the normalized norms and 1e-6 for the relative objective decrease (the "
-    "authors' code; the paper argues no threshold suits every problem). Checks happen every "
-    "θ = √n / 2 iterations. Times are cumulative from the start of PCG."
+    "defaults of the authors' Matlab library lapsvmp that the paper links; the paper argues no "
+    "threshold suits every problem). Checks happen every θ = √n / 2 iterations. Times are "
+    "cumulative from the start of PCG."
 )

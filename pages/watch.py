@@ -26,6 +26,7 @@ from ui.widgets import (
     SOLVERS,
     number_box,
     parameter_form,
+    preset_line,
     require_both_classes,
     require_valid_parameters,
     start_page,
@@ -38,6 +39,7 @@ X, y_true, X2, labels = current_data()
 # header is one container either way, so the player below keeps its place on the page (a
 # player drawn at another place would be a new one, loading plotly.js again).
 presenting = st.session_state[state.PRESENTATION]
+dataset = st.session_state[state.DATASET]
 with st.container():
     if presenting:
         picker, baseline_column, presentation_column, form_column = st.columns(
@@ -56,12 +58,15 @@ with st.container():
     presentation_column.toggle("presentation", key=state.PRESENTATION,
                                help="The film as large as the window allows, for a projector: "
                                     "the parameters move into a button.")
-    with (form_column.popover("parameters", width="stretch") if presenting else form_column), \
-            st.form(state.PARAMETER_FORM, border=False):
+    parameters = (form_column.popover("parameters", width="stretch") if presenting
+                  else form_column)
+    with parameters, st.form(state.PARAMETER_FORM, border=False):
         params = parameter_form(solver)
         run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
         run_column.form_submit_button("Run", type="primary")
         number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
+    # which preset the form holds, with one click to the other (in the popover when presenting)
+    preset_line(parameters, dataset, solver)
 
 require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver")

@@ -32,7 +32,11 @@ CRITERIA = (
 #: Default threshold of each criterion. Stability: eta = 1.5 % (Algorithm 2). Validation: eta
 #: is one validation example, 1/|V| (Algorithm 3), resolved when the set is known. The classical
 #: thresholds are not given by the paper (it argues no good value exists, §4); these are the
-#: defaults of the authors' lapsvmp code, 1e-8 for the norms and 1e-6 for the objective.
+#: defaults of the authors' Matlab library that the paper links in §1
+#: (http://www.dii.unisi.it/~melacci/lapsvmp/, lapsvmp.m, S. Melacci 2012): ``CgStopParam``
+#: 1e-8 for CgStopType 4-6 (gradient, preconditioned gradient and mixed norms, normalized) and
+#: 1e-6 for CgStopType 7 (relative objective change), with ``CgStopIter`` = 1, a check after
+#: every iteration, as here. Its stability and validation defaults are Algorithms 2-3's.
 DEFAULT_TOL = {
     "stability": 0.015,
     "validation": None,

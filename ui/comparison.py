@@ -2,9 +2,12 @@
 
 Pure numpy / joblib (no streamlit): ``compare_solvers`` runs each (draw, solver) pair in
 parallel and returns one plain dict per run, ``summarize`` reduces them per solver, and
-``rows_to_csv`` makes the download. A run counts as a *success* when every unlabeled point is
-classified correctly — the criterion of the DA paper's Table 2 ("a decision boundary perfectly
-classifying the unlabeled data", 10 random draws of 2 labeled examples).
+``rows_to_csv`` makes the download. A run counts as a *success* when at most
+``SUCCESS_ERROR`` (1 %) of the unlabeled points are misclassified: the DA paper's Table 2 counts
+"a decision boundary perfectly classifying the unlabeled data" (10 random draws of 2 labeled
+examples), but at the app's noise a point or two lie across any sensible boundary (on two
+moons with noise 0.1 the best boundaries of every paper leave one of 198 points wrong), and
+a success must stay within reach.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ COLUMNS = ("solver", "draw", "seed", "success", "unlabeled_error", "baseline_err
            "error_vs_baseline", "objective", "seconds", "error")
 
 BASELINE = "SVMBaseline"
+#: Largest unlabeled error of a success (see the module docstring).
+SUCCESS_ERROR = 0.01
 
 
 def draw_seeds(k: int, random_state: int = 0) -> list[int]:
@@ -79,7 +84,7 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
         row["error"] = str(error)
         return row
     row["unlabeled_error"] = unlabeled_error(estimator.decision_function(X), labels, y_true)
-    row["success"] = bool(row["unlabeled_error"] == 0)
+    row["success"] = bool(row["unlabeled_error"] <= SUCCESS_ERROR)
     row["objective"] = float(getattr(estimator, "objective_", math.nan))
     return row
 
@@ -120,7 +125,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                     k: int = 10, n_per_class: int = 1, random_state: int = 0,
                     params: dict[str, dict] | None = None, n_jobs: int = 2,
                     progress: Callable[[int, int], None] | None = None,
-                    scheduler: str | None = None) -> list[dict]:
+                    scheduler: str | None = None,
+                    runs: dict[str, str] | None = None) -> list[dict]:
     """Run every solver (plus the supervised baseline) on k random label draws.
 
     Parameters
@@ -146,6 +152,9 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
         Called after every finished run, in completion order.
     scheduler : str, optional
         Address of a Dask scheduler: the runs go to its workers (``compute_backend``).
+    runs : dict, optional
+        Names in ``solvers`` that are not solver names, each with its solver (``{"LDS:paper":
+        "LDS"}``): one solver can then run twice, with two sets of ``params``.
 
     Returns
     -------
@@ -161,7 +170,9 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
              for name in names]
     # Fail early with the student's message (e.g. 1 point of a class but 3 labels asked).
     pick_labeled(y_true, n_per_class, random_state=0)
-    estimators = {name: _make(name, dict(params.get(name, {}))) for name in names}
+    runs = runs or {}
+    estimators = {name: _make(runs.get(name, name), dict(params.get(name, {})))
+                  for name in names}
     jobs = (delayed(_task)(X, y_true, n_per_class, draw, seed, name, estimators[name])
             for draw, seed, name in tasks)
     rows = []
@@ -172,13 +183,19 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
             rows.append(row)
             if progress is not None:
                 progress(len(rows), len(tasks))
+    add_baseline(rows)
+    order = {name: i for i, name in enumerate(names)}
+    rows.sort(key=lambda r: (order[r["solver"]], r["draw"]))
+    return [{c: row[c] for c in COLUMNS} for row in rows]
+
+
+def add_baseline(rows: Sequence[dict]) -> None:
+    """Give every row the supervised baseline's error on its draw (``baseline_error``, nan
+    without a baseline row) and its own error minus that (``error_vs_baseline``)."""
     baseline = {r["draw"]: r["unlabeled_error"] for r in rows if r["solver"] == BASELINE}
     for row in rows:
         row["baseline_error"] = baseline.get(row["draw"], math.nan)
         row["error_vs_baseline"] = row["unlabeled_error"] - row["baseline_error"]
-    order = {name: i for i, name in enumerate(names)}
-    rows.sort(key=lambda r: (order[r["solver"]], r["draw"]))
-    return [{c: row[c] for c in COLUMNS} for row in rows]
 
 
 def summarize(rows: Sequence[dict]) -> list[dict]:

@@ -643,9 +643,10 @@ def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
 def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) -> go.Figure:
     """Objective against unlabeled error, one small panel per solver (cS3VM Figure 3).
 
-    Each dot is one label draw; a filled circle is a success (every unlabeled point right), an
-    open one a failure. Objectives of different solvers are different functions, so each
-    panel has its own x axis. The baseline (no objective over unlabeled points) is left out.
+    Each dot is one label draw; a filled circle is a success (at most 1 % of the unlabeled
+    points wrong), an open one a failure. Objectives of different solvers are different
+    functions, so each panel has its own x axis. The baseline (no objective over unlabeled
+    points) is left out.
     """
     titles = titles or {}
     names = [n for n in dict.fromkeys(r["solver"] for r in rows) if n != "SVMBaseline"]

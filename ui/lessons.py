@@ -19,13 +19,17 @@ from ui.work import build_dataset, grid_features
 GRID = 40
 
 
-def continuation_run(data: tuple, labels: tuple, C: float):
+#: Label draws of the teaching pages' comparisons (the DA paper's Table 2 uses 10).
+DRAWS = 10
+
+
+def continuation_run(data: tuple, labels: tuple, C: float, sigma: float | None = None):
     """Trace cS3VM (C* = C, §4) on the data; the fitted model, its states, the time and the
     display grid's features."""
     from s3vm_core.solvers.continuation import ContinuationS3VM
 
     X, _, X2 = build_dataset(*data)
-    model = ContinuationS3VM(C=C)
+    model = ContinuationS3VM(C=C, sigma=sigma)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a ConvergenceWarning still leaves a usable path
@@ -47,25 +51,28 @@ def _anneal(X, labels, **params):
     return model, states, time.perf_counter() - start
 
 
-def annealing_run(data: tuple, labels: tuple, loss: str, lam: float):
+def annealing_run(data: tuple, labels: tuple, loss: str, lam: float,
+                  sigma: float | None = None):
     """DA with Table 1's schedule (T0 = 10, R = 1.5): model, states, seconds, grid features."""
     X, _, X2 = build_dataset(*data)
-    model, states, seconds = _anneal(X, labels, loss=loss, lam=lam)
+    model, states, seconds = _anneal(X, labels, loss=loss, lam=lam, sigma=sigma)
     return model, states, seconds, grid_features(model, X, X2, GRID)
 
 
 def fixed_temperature_runs(data: tuple, labels: tuple, loss: str, lam: float,
-                           temperatures: tuple) -> list:
+                           temperatures: tuple, sigma: float | None = None) -> list:
     """DA at each fixed temperature (Table 5: no annealing): ``(T, final state, seconds)``."""
     X, _, _ = build_dataset(*data)
     runs = []
     for T in temperatures:
-        _, states, seconds = _anneal(X, labels, loss=loss, lam=lam, T0=T, max_stages=1)
+        _, states, seconds = _anneal(X, labels, loss=loss, lam=lam, sigma=sigma, T0=T,
+                                     max_stages=1)
         runs.append((T, states[-1], seconds))
     return runs
 
 
-def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int) -> dict:
+def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int,
+                       sigma: float | None = None) -> dict:
     """PCG run to the end with every criterion recorded, and the Newton optimum.
 
     The validation set is ``n_val`` unlabeled training points with their true labels (drawn
@@ -79,7 +86,7 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int) -
     rng = np.random.default_rng(data[3])
     chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
     val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}
-    pcg = LapSVM(solver="pcg", gamma_I=gamma_I)
+    pcg = LapSVM(solver="pcg", gamma_I=gamma_I, sigma=sigma)
     states, times = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter without convergence is part of the story
@@ -87,7 +94,7 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int) -
         for s in pcg.trace(X, labels, **val):
             states.append(s)
             times.append(time.perf_counter() - start)
-        newton = LapSVM(solver="newton", gamma_I=gamma_I)
+        newton = LapSVM(solver="newton", gamma_I=gamma_I, sigma=sigma)
         start = time.perf_counter()
         newton_states = list(newton.trace(X, labels))
         newton_seconds = time.perf_counter() - start
@@ -97,12 +104,95 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int) -
             "grid": grid_features(pcg, X, X2, GRID), "validation": chosen}
 
 
-def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple,
-               scheduler: str | None = None, progress=None) -> list:
-    """Every solver on the data set ``data`` over ``k`` label draws seeded by the data's seed
-    (``ui.comparison.compare_solvers``), on the Dask cluster at ``scheduler`` if given."""
-    from ui.comparison import compare_solvers
+def continuation_against_gradient(C: float, sigma: float | None) -> tuple:
+    """The Continuation page's comparison (``label_draws``'s ``runs``): cS3VM and ∇TSVM on the
+    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1), and the
+    supervised SVM."""
+    same = (("C", C), ("C_star", C), ("sigma", sigma))
+    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same),
+            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+
+
+def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
+                               n_points: int) -> tuple:
+    """The Annealing page's comparison (the DA paper's Table 2): DA, ∇TSVM with the same
+    kernel and weights, and the supervised SVM, for draws of one label per class.
+
+    (4) divided by λ is an SVM objective with C = 1/(λ l) on each of the l = 2 labeled points
+    and C* = λ'/(λ u) (λ' = 1) on each of the u unlabeled ones."""
+    n_labeled = 2
+    return (("DA", "DeterministicAnnealingS3VM", (("loss", loss), ("lam", lam),
+                                                  ("sigma", sigma))),
+            ("∇TSVM", "GradientTSVM", (("C", 1 / (lam * n_labeled)),
+                                       ("C_star", 1 / (lam * (n_points - n_labeled))),
+                                       ("sigma", sigma))),
+            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+
+
+def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list[dict]:
+    """Each of ``runs`` on the same ``k`` label draws of one point per class, as the DA
+    paper's Table 2 (10 random choices of 2 labeled points).
+
+    ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
+    pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
+    set's: the first is the labeling a new data set starts with. Returns one row per (run,
+    draw), ``ui.comparison.run_one``'s with ``"solver"`` the run's name and ``"draw"`` (and
+    the errors against a run named ``"SVMBaseline"``, ``add_baseline``), sorted by run then
+    draw; ``progress(done, total)`` after each fit (two at a time).
+    """
+    from joblib import Parallel, delayed
+
+    from ui.comparison import add_baseline
 
     X, y_true, _ = build_dataset(*data)
-    return compare_solvers(X, y_true, solvers, k=k, n_per_class=n_per_class,
-                           random_state=data[3], progress=progress, scheduler=scheduler)
+    tasks = [(name, solver, dict(params), draw, data[3] + draw)
+             for name, solver, params in runs for draw in range(k)]
+    rows = []
+    runner = Parallel(n_jobs=2, return_as="generator_unordered")
+    for row in runner(delayed(_draw_task)(X, y_true, *task) for task in tasks):
+        rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(tasks))
+    add_baseline(rows)
+    order = {name: i for i, (name, _, _) in enumerate(runs)}
+    return sorted(rows, key=lambda r: (order[r["solver"]], r["draw"]))
+
+
+def _draw_task(X, y_true, name: str, solver: str, params: dict, draw: int,
+               label_seed: int) -> dict:
+    from toy_data import pick_labeled
+    from ui.comparison import run_one
+
+    labels = pick_labeled(y_true, 1, random_state=label_seed)
+    row = run_one(X, y_true, labels, solver, params)
+    row.update(solver=name, draw=draw)
+    return row
+
+
+def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: str,
+               scheduler: str | None = None, progress=None) -> list:
+    """Every solver on the data set ``data`` over ``k`` label draws seeded by the data's seed
+    (``ui.comparison.compare_solvers``), on the Dask cluster at ``scheduler`` if given.
+
+    ``preset`` is ``ui.presets.PAPER`` or ``DEFAULT`` for every solver, or ``BOTH``: a solver
+    with a preset as in the paper on this data set then runs twice, as ``"<solver>:paper"``
+    and ``"<solver>:default"``. The supervised baseline runs once, as in the paper unless
+    ``preset`` is ``DEFAULT``."""
+    from ui.comparison import BASELINE, compare_solvers
+    from ui.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params
+
+    X, y_true, _ = build_dataset(*data)
+    dataset = data[0]
+    single = PAPER if preset == BOTH else preset
+    names, runs = [], {}
+    params = {BASELINE: preset_params(dataset, BASELINE, single)}
+    for solver in solvers:
+        twice = preset == BOTH and paper_preset(dataset, solver) is not None
+        for name in (PAPER, DEFAULT) if twice else (single,):
+            run = f"{solver}:{name}" if twice else solver
+            names.append(run)
+            runs[run] = solver
+            params[run] = preset_params(dataset, solver, name)
+    return compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
+                           random_state=data[3], params=params, runs=runs, progress=progress,
+                           scheduler=scheduler)

@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from toy_data import DATASETS, UNLABELED, pick_labeled
+from ui.presets import BOTH, DEFAULT, PAPER
 
 # -- keys ----------------------------------------------------------------------------------
 DATASET = "dataset"          # registry name (sidebar selectbox)
@@ -43,6 +44,8 @@ CLEAR_LABELS = "clear_labels"  # button: unlabel every point
 REGENERATE = "regenerate"    # sidebar button: next seed
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
+PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name]} last put in its form
+WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
 SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
 # The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
 SHOWN_RUN = "shown_run"      # the film's run (``ui.player.film_id``): a new one opens at its end
@@ -222,8 +225,14 @@ def scenario() -> dict:
                  "labels": labeled, "solver": state[SOLVER], "params": params,
                  "budget": state[RUN_BUDGET], "speed": state[FILM_SPEED],
                  "loop": state[FILM_LOOP], "presentation": state[PRESENTATION]}
+    described["compare"] = state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET])
     if points := added_points():
         described["points"] = points
+    if params:
+        from ui.widgets import current_preset
+
+        if (preset := current_preset(name, state[SOLVER])) is not None:
+            described["preset"] = preset
     return described
 
 
@@ -233,7 +242,7 @@ def scenario_query() -> str:
 
 #: The fields of a scenario (``scenario()`` writes them all; a link may leave any out).
 SCENARIO_FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params",
-                   "budget", "speed", "loop", "presentation")
+                   "preset", "budget", "speed", "loop", "presentation", "compare")
 #: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
 MAX_SCENARIO_CHARS = 100_000
 #: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
@@ -323,7 +332,7 @@ def parse_scenario(text: str) -> tuple[dict, list[str]]:
         if note:
             notes.append(note)
 
-    values.update(_solver_values(data, notes))
+    values.update(_solver_values(data, name, notes))
     if "budget" in data:
         try:
             values[RUN_BUDGET] = widgets.BUDGET.check(data["budget"])
@@ -331,6 +340,13 @@ def parse_scenario(text: str) -> tuple[dict, list[str]]:
             notes.append(f"{problem} Using {widgets.BUDGET.label} = "
                          f"{shown(DEFAULTS[RUN_BUDGET])} instead.")
     values.update(_film_values(data, notes))
+    if "compare" in data:
+        if isinstance(data["compare"], str) and data["compare"] in COMPARE_PRESETS:
+            values[COMPARE_PRESET] = data["compare"]
+        else:
+            notes.append(f"The Compare page's parameters must be one of "
+                         f"{_listed(list(COMPARE_PRESETS))}, not {shown(data['compare'])}: "
+                         f"it runs the presets as in the paper.")
     return values, notes
 
 
@@ -430,10 +446,13 @@ def _valid_labels(raw, n_points: int) -> tuple[list[int] | None, str | None]:
     return labels, note
 
 
-def _solver_values(data: dict, notes: list[str]) -> dict:
+def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
     """The session-state values of a scenario's solver and parameters, each held to its
-    widget; what is left out is added to ``notes``."""
-    from ui.widgets import SOLVERS, shown
+    widget (the defaults for those it does not give), or of its preset when it names one and
+    gives no parameters; what is left out is added to ``notes``. A link with neither leaves
+    the form to open on its preset as in the paper, as a new session's does."""
+    from ui.presets import TITLES, paper_preset
+    from ui.widgets import SOLVERS, preset_values, shown
 
     solver = data.get("solver", DEFAULTS[SOLVER])
     if not (isinstance(solver, str) and solver in SOLVERS):
@@ -443,12 +462,29 @@ def _solver_values(data: dict, notes: list[str]) -> dict:
                      "default parameters.")
         return {SOLVER: DEFAULTS[SOLVER]}
     values = {SOLVER: solver}
-    raw = data.get("params", {})
+    preset = data.get("preset")
+    if "preset" in data and not (isinstance(preset, str) and preset in TITLES):
+        notes.append(f"There is no preset {shown(preset)} (the presets are "
+                     f"{', '.join(TITLES)}): the parameters are the link's.")
+    elif preset is not None and "params" not in data:
+        if preset == PAPER and paper_preset(dataset, solver) is None:
+            notes.append(f"{SOLVERS[solver].title} has no preset as in the paper on this data "
+                         "set: it opens on the generic default.")
+        for name, value in preset_values(dataset, solver, preset).items():
+            values[solver_param_key(solver, name)] = value
+        values[PRESET_APPLIED] = {solver: [dataset, preset]}
+        return values
+    if "params" not in data:
+        return values  # the form opens on its preset (``ui.widgets.open_on_preset``)
+    # The link's parameters are the form's: those it gives, the defaults for the rest.
+    params = {param.name: param for param in SOLVERS[solver].params}
+    values.update({solver_param_key(solver, name): param.default
+                   for name, param in params.items()})
+    raw = data["params"]
     if not isinstance(raw, dict):
         notes.append(f"The parameters {shown(raw)} must map names to values, such as "
                      f'{{"C": 10}}: {SOLVERS[solver].title} opens with its defaults.')
         return values
-    params = {param.name: param for param in SOLVERS[solver].params}
     unknown = [name for name in raw if name not in params]
     for name, value in raw.items():
         if name in params:
@@ -502,19 +538,42 @@ DA_T_INDEX = "da_t_index"          # Annealing page: the temperature shown (inde
 DA_FIXED_T = "da_fixed_t"          # Annealing page: the fixed temperatures run beside DA
 ES_GAMMA_I = "es_gamma_I"          # Early stopping page: gamma_I of LapSVM
 ES_N_VAL = "es_n_val"              # Early stopping page: size of the validation set
+CONT_PRESET = "cont_preset"        # Continuation page: cS3VM's preset (per data set)
+DA_PRESET = "da_preset"            # Annealing page: DA's preset (per data set)
+ES_PRESET = "es_preset"            # Early stopping page: LapSVM's preset (per data set)
 COMPARE_DRAWS = "compare_draws"    # Compare page: number k of label draws
 COMPARE_PER_CLASS = "compare_per_class"  # Compare page: labels per class in each draw
 COMPARE_SOLVERS = "compare_solvers"      # Compare page: solvers compared (baseline always)
+COMPARE_PRESET = "compare_preset"  # Compare page: parameters as in the paper, default, both
+COMPARE_PRESETS = (PAPER, DEFAULT, BOTH)  # its choices, in the share link's "compare" field
 COMPARE_RUN = "compare_run"        # Compare page: the run button
 COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
 COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
-    DA_LOSS: "hinge", DA_LAM: 1e-3, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
+    DA_LOSS: "hinge", DA_LAM: 1e-2, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
     COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
+    COMPARE_PRESET: PAPER,
 }
+
+
+def preset_widget_key(name: str, dataset: str, preset: str | None = None) -> str:
+    """The key of a teaching page's control whose starting value depends on the data set (and
+    on the preset chosen for it), e.g. "da_lam:two_moons:paper": another data set or preset
+    starts from its own value, and each keeps what the user set there."""
+    return ":".join([name, dataset, *([preset] if preset else [])])
+
+
+def keep_preset_widget(name: str, dataset: str, preset: str | None, initial) -> str:
+    """``preset_widget_key``'s key, given ``initial`` the first time (and kept across reruns
+    like ``keep_teaching_widgets``)."""
+    state = st.session_state
+    key = preset_widget_key(name, dataset, preset)
+    state.setdefault(key, initial)
+    state[key] = state[key]
+    return key
 
 
 def keep_teaching_widgets(*names: str) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import streamlit as st
 
+from ui import presets
 from ui import state as keys
 from ui.jobs import warm_up
 
@@ -31,6 +32,15 @@ class Param:
     integer: bool = False
     optional: bool = False
     placeholder: str = ""
+
+    def option_text(self, option) -> str:
+        """How a selectbox shows one of ``options``: None as the placeholder (the paper's
+        data-dependent default) or "none", infinity as ∞."""
+        if option is None:
+            return self.placeholder or "none"
+        if isinstance(option, float) and math.isinf(option):
+            return "∞"
+        return str(option)
 
     def check(self, value):
         """``value`` as the widget holds it (an int or a float); a ``ValueError`` saying what
@@ -107,6 +117,10 @@ NEIGHBORS = Param("n_neighbors", "k (neighbours)", 6, "Neighbours per point of t
                   "(LapSVM paper Table 8: nn).", low=1, high=100, integer=True)
 DEGREE_P = Param("p", "p (Laplacian degree)", 1, "The intrinsic norm uses Lᵖ (LapSVM paper "
                  "Table 8).", low=1, high=10, integer=True)
+GRAPH_SIGMA = Param("sigma", "σ (kernel width)", None,
+                    "Width of exp(−D^ρ / 2σ²). median: the median path distance (LDS paper "
+                    "§2.3.2); ∞: the linear kernel −½HDH of the path distances, the paper's "
+                    "experiments (§2.1.2, §3.2).", options=(None, math.inf), placeholder="median")
 STOPPING = Param("stopping", "early stopping", None, "PCG goal condition (LapSVM paper §4): "
                  "none runs to convergence; stability is Algorithm 2.",
                  options=(None, "stability", "grad_norm", "grad_norm_preconditioned",
@@ -129,7 +143,7 @@ SOLVERS: dict[str, Solver] = {
                                         high=0.999), C_STAR_LDS)),
         Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
                "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
-               "fit", (C_LDS, RHO, SIGMA)),
+               "fit", (C_LDS, RHO, GRAPH_SIGMA)),
         Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
                "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",
                "Joachims, ICML 1999 — the JTSVM baseline of the DA and cS3VM papers", "C*",
@@ -251,10 +265,119 @@ def parameter_form(name: str, n_columns: int = 3) -> dict:
                        else {"index": param.options.index(param.default)})
             values[param.name] = column.selectbox(
                 param.label, param.options, key=key, help=param.help,
-                format_func=lambda option: "none" if option is None else str(option), **initial)
+                format_func=param.option_text, **initial)
         else:
             values[param.name] = number_box(column, param, key)
     return values
+
+
+def preset_values(dataset: str, solver: str, name: str) -> dict:
+    """Every form value of ``solver`` under preset ``name`` (``ui.presets``) on ``dataset``."""
+    chosen = presets.preset_params(dataset, solver, name)
+    return {p.name: chosen.get(p.name, p.default) for p in SOLVERS[solver].params}
+
+
+def form_values(solver: str) -> dict:
+    """The values of ``solver``'s form in the session (its defaults where it was not drawn)."""
+    state = st.session_state
+    return {p.name: state.get(keys.solver_param_key(solver, p.name), p.default)
+            for p in SOLVERS[solver].params}
+
+
+def current_preset(dataset: str, solver: str) -> str | None:
+    """The preset whose values the form holds (the paper's first), or None when the user has
+    changed them."""
+    values = form_values(solver)
+    for name in (presets.PAPER, presets.DEFAULT):
+        if ((name == presets.DEFAULT or presets.paper_preset(dataset, solver) is not None)
+                and values == preset_values(dataset, solver, name)):
+            return name
+    return None
+
+
+def apply_preset(dataset: str, solver: str, name: str) -> None:
+    """Fill ``solver``'s form with preset ``name`` (a button's callback, or before the form is
+    drawn) and remember it was applied for this data set."""
+    state = st.session_state
+    for param_name, value in preset_values(dataset, solver, name).items():
+        state[keys.solver_param_key(solver, param_name)] = value
+    state[keys.PRESET_APPLIED] = {**state.get(keys.PRESET_APPLIED, {}),
+                                  solver: [dataset, name]}
+
+
+def open_on_preset(dataset: str, solver: str) -> None:
+    """On every page, before the Watch page's form is drawn: a solver's form opens on its
+    preset as in the paper where the data set has one (the generic default elsewhere); when
+    the data set has changed since a preset was applied and the form still holds it, the new
+    data set's preset replaces it. Values the user typed, or a shared link set, are left
+    alone."""
+    state = st.session_state
+    drawn = any(keys.solver_param_key(solver, p.name) in state for p in SOLVERS[solver].params)
+    applied = state.get(keys.PRESET_APPLIED, {}).get(solver)
+    if not drawn:
+        apply_preset(dataset, solver, presets.first_preset(dataset, solver))
+    elif (applied is not None and applied[0] != dataset
+          and form_values(solver) == preset_values(applied[0], solver, applied[1])):
+        apply_preset(dataset, solver, presets.first_preset(dataset, solver))
+
+
+#: The Watch page's buttons that fill the form with a preset.
+PRESET_BUTTONS = {presets.PAPER: "Use the setting as in the paper",
+                  presets.DEFAULT: "Use the generic default"}
+
+
+def preset_line(container, dataset: str, solver: str) -> None:
+    """Under the Watch page's form: which preset its values are (and where the paper's comes
+    from), with one click to the other, or to either once the user has changed them."""
+    from toy_data import DATASETS
+
+    current = current_preset(dataset, solver)
+    paper = presets.paper_preset(dataset, solver)
+    where = DATASETS[dataset].title.lower() if dataset in DATASETS else dataset
+    if current == presets.PAPER:
+        text, others = (f"Parameters **as in the paper** for {where}: {paper.source}.",
+                        [presets.DEFAULT])
+    elif current == presets.DEFAULT:
+        text = "Parameters: **the generic default** (the papers' data-independent rules)."
+        if paper is None:
+            text += f" No paper gives {SOLVERS[solver].title} a setting for {where}."
+        others = [presets.PAPER] if paper is not None else []
+    else:
+        text = "Parameters: your own."
+        others = [presets.PAPER, presets.DEFAULT] if paper is not None else [presets.DEFAULT]
+    line, *places = container.columns([4, *[2] * len(others)], vertical_alignment="center")
+    line.caption(text)
+    for place, name in zip(places, others, strict=True):
+        place.button(PRESET_BUTTONS[name], key=f"{keys.WATCH_PRESET}:{name}",
+                     on_click=apply_preset, args=(dataset, solver, name), width="stretch",
+                     help="Fill the form with this preset and run it.")
+
+
+def preset_choice(container, name: str, dataset: str, solver: str) -> tuple[str, dict]:
+    """A teaching page's radio between ``solver``'s presets on ``dataset`` (only the default
+    where the data set has no paper preset), under the page's key ``name``; returns the preset
+    chosen and its parameters (``ui.presets.preset_params``). It opens on the paper's."""
+    options = [presets.PAPER, presets.DEFAULT]
+    if presets.paper_preset(dataset, solver) is None:
+        options = [presets.DEFAULT]
+    key = keys.keep_preset_widget(name, dataset, None, options[0])
+    if st.session_state[key] not in options:
+        st.session_state[key] = options[0]
+    container.radio("parameters", options, key=key, format_func=presets.TITLES.get,
+                    horizontal=True, help="The preset as in the paper is the setting the "
+                    "papers use or select on this data set (docs/benchmarks.md, \"Presets\"); "
+                    "the generic default is the solver's data-independent default, e.g. σ = "
+                    "the median distance.")
+    chosen = st.session_state[key]
+    return chosen, presets.preset_params(dataset, solver, chosen)
+
+
+def preset_caption(dataset: str, solver: str, chosen: str, shown_params: dict) -> str:
+    """One line on what a preset set: ``shown_params`` (e.g. σ) and where they come from."""
+    values = ", ".join(f"{label} = {value}" for label, value in shown_params.items())
+    if chosen == presets.PAPER and (preset := presets.paper_preset(dataset, solver)):
+        return f"{values}: the preset as in the paper, {preset.source}."
+    return f"{values}: the generic default."
 
 
 def require_valid_parameters(name: str, values: dict, *more) -> None:
@@ -284,6 +407,8 @@ def start_page(uses_data: bool = True) -> None:
     _enter_through_the_router()
     warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
+    # before the sidebar's share link: the solver's form holds its preset from the first page
+    open_on_preset(st.session_state[keys.DATASET], st.session_state[keys.SOLVER])
     found = data_controls()
     if notice := st.session_state.pop(keys.LINK_NOTICE, None):
         kind, text = notice

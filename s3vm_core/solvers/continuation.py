@@ -249,6 +249,11 @@ class ContinuationS3VM(S3VMClassifier):
         Number of smoothing values: "eleven steps on a geometric scale between gamma_0 and
         gamma_end" (§3.2), ``gamma_i = (gamma_end / gamma_0)^(i / 10) gamma_0``. Each is one
         L-BFGS minimization, hence the bound (``MAX_N_GAMMA``).
+    finish_unsmoothed : bool, default=False
+        After the ``n_gamma`` stages, minimize the objective (2) itself (gamma = 0) from the
+        gamma_end minimizer: the last ``gamma_p = 0`` of Algorithm 1's general sequence. The
+        paper's cS3VM stops at gamma_end, where ``L_gamma`` and (2) are already close (§3.2,
+        "we choose the final value of gamma such that a_i ~ 1"), so the default is False.
     n_components : int or None, default=None
         p. None keeps every kernel principal component whose eigenvalue exceeds ``1e-10`` times
         the largest (``primal.EIGENVALUE_RTOL``: smaller ones are round-off of a rank-deficient
@@ -293,10 +298,10 @@ class ContinuationS3VM(S3VMClassifier):
 
     Trace: stage ``"gamma"``, ``stage_value`` = gamma; an "init" state (w = 0, the start
     ``x_0`` of Algorithm 1, any point will do since ``L_gamma_0`` is convex), an "iter" state per
-    L-BFGS iteration, a "stage_end" state per gamma, then one more stage with gamma = 0 (the
-    ``gamma_p = 0`` that ends Algorithm 1's sequence: a local minimization of (2) itself from
-    the gamma_end minimizer; ``stage_index = len(gammas_)``) and the "final" state.
-    ``objective`` is ``L_gamma`` (the unsmoothed (2) in the gamma = 0 stage and "final");
+    L-BFGS iteration, a "stage_end" state per gamma, with ``finish_unsmoothed`` one more stage
+    with gamma = 0 (``stage_index = len(gammas_)``), and the "final" state, which repeats the
+    last stage's ``w`` and ``stage_value``. ``objective`` is ``L_gamma`` (the unsmoothed (2) in
+    a gamma = 0 stage and in "final", the fitted model's objective ``objective_``);
     ``extras["objective_unsmoothed"]`` is (2) at the state's ``w``.
     """
 
@@ -310,6 +315,7 @@ class ContinuationS3VM(S3VMClassifier):
         "n_gamma": [Bounded(Integral, 2, MAX_N_GAMMA, closed="both",
                             why="the paper takes 11 steps; every step is one more L-BFGS "
                                 "minimization")],
+        "finish_unsmoothed": ["boolean"],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "max_iter": [iteration_limit(1000)],
@@ -318,8 +324,8 @@ class ContinuationS3VM(S3VMClassifier):
     }
 
     def __init__(self, C=100.0, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
-                 s=3.0, n_gamma=11, n_components=None, loss="hinge", max_iter=1000, tol=1e-5,
-                 random_state=None):
+                 s=3.0, n_gamma=11, finish_unsmoothed=False, n_components=None, loss="hinge",
+                 max_iter=1000, tol=1e-5, random_state=None):
         self.C = C
         self.C_star = C_star
         self.kernel = kernel
@@ -328,6 +334,7 @@ class ContinuationS3VM(S3VMClassifier):
         self.coef0 = coef0
         self.s = s
         self.n_gamma = n_gamma
+        self.finish_unsmoothed = finish_unsmoothed
         self.n_components = n_components
         self.loss = loss
         self.max_iter = max_iter
@@ -397,9 +404,8 @@ class ContinuationS3VM(S3VMClassifier):
         gammas = self.gammas_
         yield self._state(w, *self._objective(gammas[0])(w), event="init",
                           stage_value=gammas[0])
-        # Algorithm 1 ends its sequence with gamma_p = 0: after the 11 steps of §3.2 a last
-        # local minimization of the original objective (2) itself, from the gamma_end minimizer.
-        for k, gamma in enumerate([*gammas, 0.0]):
+        stages = [*gammas, 0.0] if self.finish_unsmoothed else list(gammas)
+        for k, gamma in enumerate(stages):
             objective = self._objective(gamma if gamma > 0 else None)
             path, w, hit_limit = lbfgs_path(objective, w, max_iter=self.max_iter, tol=self.tol)
             for it, (x, (value, grad)) in enumerate(path, start=1):
@@ -414,5 +420,7 @@ class ContinuationS3VM(S3VMClassifier):
             end = objective(w)
             yield self._state(w, *end, event="stage_end", stage_index=k, stage_value=gamma,
                               iteration=len(path))
-        yield self._state(w, *end, event="final", stage_index=k, stage_value=0.0,
-                          iteration=len(path))
+        # The fitted model reports the objective (2) it was built to minimize (also after
+        # stopping at gamma_end), so objective_ compares with ∇TSVM's.
+        yield self._state(w, *self._objective(None)(w), event="final", stage_index=k,
+                          stage_value=gamma, iteration=len(path))

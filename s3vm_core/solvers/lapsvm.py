@@ -625,7 +625,7 @@ class LapSVM(_LaplacianKernelMachine):
 
     ``solver="newton"`` (§3.1) iterates update (11) with s = 1: each step solves the linear
     system of the current error vectors E, and the method has converged when E stops changing
-    (at most 6 steps in Table 5). Its cost is O(n^3) and it forms ``L K``.
+    (at most 5 steps in Table 5, MNIST3VS8). Its cost is O(n^3) and it forms ``L K``.
     ``solver="pcg"`` (§3.2, Algorithm 1) runs conjugate gradient preconditioned by
     ``P = diag(1, K)`` with the Polak-Ribiere update and automatic restart, and the exact
     piecewise-linear line search of §3.2.1. It uses one product by K per iteration and never

@@ -309,17 +309,25 @@ class GraphKernelSVM(S3VMClassifier):
     unlabeled points act only through the distances. ``K`` need not be positive definite for
     0 < rho < inf (Table 1); LIBSVM still converges in practice, as the paper reports.
 
+    ``sigma=np.inf`` is the linear case the paper's experiments use (§2.1.2 step 3, §3.2:
+    "we here fix the linear kernel (sigma = inf)"): ``K = -1/2 H^n D^rho H^{n+m}``, the squared
+    path distances double-centred on the labeled points,
+    ``K(x, j) = -1/2 (D(x, j) - mean_k D(x, k) - mean_k D(k, j) + mean_kl D(k, l))`` with k, l
+    over the labeled points. It needs only the distances to the labeled points, and it is
+    positive semi-definite for rho = 0 and rho = inf (§2.1.2, remark 3).
+
     Parameters
     ----------
     C : float in [1e-10, 1e10] or None, default=None
         ``None``: ``1 / s^2`` from the kernel matrix (§2.3.2). LIBSVM stops at
         ``svm.fit_libsvm``'s iteration cap, with a ``ConvergenceWarning``.
     rho : float in [0, inf], default=1.0
-        As for ``LDS``; ``rho = 0`` is the plain RBF SVM.
-    sigma : float or None, default=None
+        As for ``LDS``; ``rho = 0`` is the plain RBF SVM (or, with ``sigma = inf``, the linear
+        SVM).
+    sigma : float in (0, inf] or None, default=None
         ``None``: the median of the pairwise path distances (§2.3.2, "the 1/c quantile of the
-        pairwise distances D^rho", c = 2). The paper's experiments use the linear limit
-        ``sigma = inf``, which is ``LDS`` without the TSVM part; here sigma is finite.
+        pairwise distances D^rho", c = 2). ``np.inf``: the linear kernel above, the paper's
+        setting (§3.2).
     n_neighbors : int or None, default=None
         As for ``LDS``.
 
@@ -327,8 +335,9 @@ class GraphKernelSVM(S3VMClassifier):
     ----------
     path_distances_, sigma_, C_
     coef_ : ndarray of shape (n_labeled,)
-        Signed dual coefficients; ``features(X) = exp(-P(X, labeled)^2 / (2 sigma^2))`` with the
-        out-of-sample path distances of ``s3vm_core.graph.rho_path_distances_to``.
+        Signed dual coefficients; ``features(X) = exp(-P(X, labeled)^2 / (2 sigma^2))`` (or its
+        centred linear counterpart) with the out-of-sample path distances of
+        ``s3vm_core.graph.rho_path_distances_to``.
     intercept_, classes_, transduction_, objective_
 
     Trace: stage ``"fit"``; "init" (f = 0) and the "final" SVM.
@@ -338,7 +347,7 @@ class GraphKernelSVM(S3VMClassifier):
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
-        "sigma": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "sigma": [Interval(Real, 0, np.inf, closed="right"), None],
     }
 
     def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None):
@@ -353,22 +362,35 @@ class GraphKernelSVM(S3VMClassifier):
         P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors)
         self.path_distances_ = P
         self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
-        K = self._graph_kernel(P)
-        check_kernel_spread(K, "rbf", self.sigma_)
-        if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: K[np.ix_(rows, rows)], len(K))
-        else:
-            self.C_ = float(self.C)
         self._labeled = problem.labeled
-        self._K_train = K[:, self._labeled]
+        D_labeled = P[np.ix_(self._labeled, self._labeled)] ** 2
+        # The centring of the linear case: mean_k D(k, j) over labeled k, and the grand mean.
+        self._labeled_means = D_labeled.mean(axis=0)
+        self._labeled_grand_mean = float(D_labeled.mean())
+        rows = default_sample(len(X))
+        K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
+                                      P[rows][:, self._labeled])
+        if np.isfinite(self.sigma_):
+            check_kernel_spread(K_sample, "rbf", self.sigma_)
+        self.C_ = default_C(K_sample) if self.C is None else float(self.C)
+        self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
 
-    def _graph_kernel(self, P):
-        return gaussian(P**2, self.sigma_)
+    def _graph_kernel(self, P, P_rows_labeled, P_cols_labeled=None):
+        """The kernel between two sets of points from their path distances ``P`` (rows x
+        columns) and the distances of the rows (and of the columns, when they are not the
+        labeled points themselves) to the labeled points."""
+        if np.isfinite(self.sigma_):
+            return gaussian(P**2, self.sigma_)
+        row_means = (P_rows_labeled**2).mean(axis=1)
+        col_means = (self._labeled_means if P_cols_labeled is None
+                     else (P_cols_labeled**2).mean(axis=1))
+        return -0.5 * (P**2 - row_means[:, None] - col_means[None, :]
+                       + self._labeled_grand_mean)
 
     def _features(self, X):
         P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
                                       n_neighbors=self.n_neighbors)
-        return self._graph_kernel(P_new[:, self._labeled])
+        return self._graph_kernel(P_new[:, self._labeled], P_new[:, self._labeled])
 
     def _iterate(self, problem):
         return svm_states(self._K_train, problem, self.C_)

@@ -36,6 +36,18 @@ def test_data_page_draws_the_default_data_set_with_one_label_per_class(app):
     assert len(spec["data"]) == 1 and spec["data"][0]["type"] == "scatter"
 
 
+def test_a_first_visit_finds_the_data_ready_to_run_and_the_next_step(app):
+    at = app.run()
+    (ready,) = at.info
+    assert ready.value.startswith("Ready to run: 2 labeled points")
+    assert "DA (deterministic annealing)" in ready.value and "as in the paper" in ready.value
+    (link,) = at.get("page_link")
+    assert link.proto.label == "Open the Watch page" and "watch" in link.proto.page
+    # without a label of each class the line says what to do instead
+    at.button(key=state.CLEAR_LABELS).click().run()
+    assert "at least one point of each class" in at.info[0].value
+
+
 def test_random_labels_and_clear(app):
     at = app.run()
     at.number_input(key=state.K_PER_CLASS).set_value(4).run()

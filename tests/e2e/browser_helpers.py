@@ -50,7 +50,11 @@ def choose_solver(page, name: str) -> None:
     """Pick a solver in the Watch form by its class name (the page runs it at once)."""
     from ui.widgets import SOLVERS
 
-    page.get_by_role("combobox", name="solver").first.click()  # not LapSVM's "solver"
+    box = page.get_by_role("combobox", name="solver").first  # not LapSVM's "solver"
+    # On a page scrolled down to the film, the scroll a click makes to reach the box closes
+    # the list that click opens: scroll first.
+    box.scroll_into_view_if_needed()
+    box.click()
     page.get_by_role("option", name=SOLVERS[name].title, exact=True).click()
 
 

@@ -197,9 +197,25 @@ def test_gamma_sequence_is_eleven_geometric_steps_from_gamma0_to_gamma_end():
     np.testing.assert_allclose(g[1:] / g[:-1], (model.gamma_end_ / model.gamma0_) ** 0.1)
     max_norm2 = np.max(np.sum(model.primal_map_.Z ** 2, axis=1))
     assert model.gamma_end_ == pytest.approx(1 / (10 * 2 * 3.0 * max_norm2))
-    # The trace walks the same path, then Algorithm 1's last gamma = 0.
+    # The trace walks the same path and stops at gamma_end, as §3.2 does.
     ends = [s.stage_value for s in states if s.event == "stage_end"]
-    np.testing.assert_allclose(ends, [*g, 0.0])
+    np.testing.assert_allclose(ends, g)
+    assert states[-1].stage_value == pytest.approx(model.gamma_end_)
+
+
+def test_finish_unsmoothed_adds_algorithm_1s_gamma_zero_and_lowers_objective_2():
+    X, _, y = _semi(n=150)
+    paper = ContinuationS3VM(sigma=0.3).fit(X, y)
+    finished = ContinuationS3VM(sigma=0.3, finish_unsmoothed=True)
+    states = list(finished.trace(X, y))
+    ends = [s.stage_value for s in states if s.event == "stage_end"]
+    np.testing.assert_allclose(ends, [*finished.gammas_, 0.0])
+    assert states[-1].stage_index == len(finished.gammas_)
+    # The gamma = 0 stage starts where the paper's eleven steps end and only goes down on (2).
+    np.testing.assert_allclose(finished.gammas_, paper.gammas_)
+    assert finished.objective_ <= paper.objective_ + 1e-9
+    assert paper.objective_ == pytest.approx(
+        paper._objective(None)(paper.coef_)[0])
 
 
 def test_at_gamma_end_smoothed_and_unsmoothed_objectives_agree():
@@ -228,7 +244,7 @@ def test_trace_contract_and_features_reproduce_every_state():
     states = list(gen)
     assert states[0].event == "init" and states[-1].event == "final"
     assert {s.stage for s in states} == {"gamma"}
-    assert sum(s.event == "stage_end" for s in states) == 12
+    assert sum(s.event == "stage_end" for s in states) == 11
     assert sum(s.event == "iter" for s in states) > 12
     np.testing.assert_allclose(decision_on_grid(F_train, states),
                                np.stack([s.train_decision for s in states]), atol=1e-8)
@@ -242,16 +258,17 @@ def test_trace_contract_and_features_reproduce_every_state():
     f = states[-1].train_decision
     assert f[y == -1].mean() == pytest.approx(model.intercept_, abs=1e-8)
     # The iterates within each stage decrease the smoothed objective L_gamma.
-    for k in range(12):
+    for k in range(11):
         obj = [s.objective for s in states if s.stage_index == k and s.event == "iter"]
         assert obj[-1] <= obj[0] + 1e-9
     thinned = list(ContinuationS3VM(sigma=0.3).trace(X, y, every=5))
-    assert sum(s.event == "stage_end" for s in thinned) == 12 and len(thinned) < len(states)
+    assert sum(s.event == "stage_end" for s in thinned) == 11 and len(thinned) < len(states)
 
 
 def test_objective_along_line_is_the_smoothed_objective():
     X, _, y = _semi(n=100, per_class=2)
-    model = ContinuationS3VM(sigma=0.3).fit(X, y)
+    # Finished at gamma = 0, the fitted w is a local minimizer of (2) itself.
+    model = ContinuationS3VM(sigma=0.3, finish_unsmoothed=True).fit(X, y)
     pm = model.primal_map_
     d = np.random.default_rng(0).normal(size=model.n_components_)
     ts, values = smoothed_objective_along_line(model, model.coef_, d, [-1.0, 0.0, 0.5],
@@ -272,16 +289,23 @@ def test_objective_along_line_is_the_smoothed_objective():
 def test_continuation_finds_lower_objective_and_error_than_gradient_tsvm(name):
     # Paper Figure 3 / Table 1 in miniature: 10 label draws, one label per class,
     # C = C* = 100, sigma = 0.3, both minimizing the objective (4) of ∇TSVM (squared hinge on
-    # labeled points) in the same kernel-PCA coordinates. Measured: moons 7/10 draws lower or
-    # equal, mean error 19% vs 27%; clock 10/10, 0% vs 2.5%.
+    # labeled points) in the same kernel-PCA coordinates. The objectives are compared at local
+    # minima of (4) (finish_unsmoothed: the paper's eleven steps stop at gamma_end, 0.6-1.7 %
+    # above the minimum of its basin). Measured: moons 7/10 draws lower or equal, mean error
+    # 19% vs 27%; clock 10/10, 0% vs 2.5%.
     lower_or_equal, errors = 0, []
     for seed in range(10):
         X, y_true, y = _semi(name, n=200, seed=seed)
-        cs3vm = ContinuationS3VM(C=100.0, sigma=0.3, loss="squared_hinge").fit(X, y)
+        paper = ContinuationS3VM(C=100.0, sigma=0.3, loss="squared_hinge").fit(X, y)
+        finished = ContinuationS3VM(C=100.0, sigma=0.3, loss="squared_hinge",
+                                    finish_unsmoothed=True).fit(X, y)
         tsvm = GradientTSVM(C=100.0, C_star=100.0, sigma=0.3).fit(X, y)
-        lower_or_equal += cs3vm.objective_ <= tsvm.objective_ * (1 + 1e-6)
+        lower_or_equal += finished.objective_ <= tsvm.objective_ * (1 + 1e-6)
+        # gamma_end is close to gamma = 0 (§3.2): the last stage only polishes the same basin.
+        assert finished.objective_ <= paper.objective_ <= 1.03 * finished.objective_
         u = y == -1
-        errors.append((np.mean(cs3vm.transduction_[u] != y_true[u]),
+        np.testing.assert_array_equal(paper.transduction_[u], finished.transduction_[u])
+        errors.append((np.mean(paper.transduction_[u] != y_true[u]),
                        np.mean(tsvm.transduction_[u] != y_true[u])))
     cs_error, tsvm_error = np.mean(errors, axis=0)
     assert lower_or_equal >= 6  # "most draws"

@@ -214,6 +214,28 @@ def test_graph_kernel_with_rho_zero_is_the_rbf_svm():
                                atol=1e-6)
 
 
+def test_graph_kernel_with_infinite_sigma_is_the_centred_distance_kernel():
+    # §2.1.2 step 3: sigma = inf is K = -1/2 H D^rho H. With rho = 0 the path distances are
+    # Euclidean and that kernel is the linear one of the centred points: the linear SVM.
+    X, _, y = _moons(n_per_class=3)
+    graph = GraphKernelSVM(rho=0.0, sigma=np.inf, C=10.0).fit(X, y)
+    svm = SVMBaseline(kernel="linear", C=10.0).fit(X, y)
+    grid = np.random.default_rng(0).uniform(-1.5, 2.5, size=(50, 2))
+    np.testing.assert_allclose(graph.decision_function(grid), svm.decision_function(grid),
+                               atol=1e-6)
+    assert graph.sigma_ == np.inf
+    # rho = inf: an ultrametric, so the centred kernel on the labeled points is p.s.d. (remark 3)
+    # and the minimax paths follow each moon: the paper's setting labels two moons correctly.
+    X, _, y = _moons(n=200, n_per_class=10)
+    graph = GraphKernelSVM(rho=np.inf, sigma=np.inf).fit(X, y)
+    K_labeled = graph._K_train[y != -1]
+    assert np.linalg.eigvalsh(K_labeled)[0] >= -1e-10 * np.abs(K_labeled).max()
+    X, y_true, y = _moons(n=200, n_per_class=1, seed=3)
+    graph = GraphKernelSVM(rho=np.inf, sigma=np.inf).fit(X, y)
+    unlabeled = y == -1
+    assert np.mean(graph.transduction_[unlabeled] != y_true[unlabeled]) < 0.02
+
+
 def test_label_switching_keeps_the_class_ratio_and_swaps_labels():
     X, y_true, y = _moons(n_per_class=2, seed=1)
     est = LabelSwitchingTSVM(sigma=0.3)
@@ -237,6 +259,7 @@ def test_label_switching_keeps_the_class_ratio_and_swaps_labels():
         (LDS(C=0.0), "'C'"),
         (GradientTSVM(C=-1.0), "'C'"),
         (GraphKernelSVM(rho=-0.5), "rho"),
+        (GraphKernelSVM(sigma=0.0), "'sigma'"),
         (LabelSwitchingTSVM(C=0.0), "'C'"),
         (LDS(rho=1000.0), "rho=np.inf"),
     ],

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
-from ui.comparison import COLUMNS, compare_solvers, draw_seeds, rows_to_csv, run_one, summarize
+from ui.comparison import (
+    COLUMNS,
+    SUCCESS_ERROR,
+    compare_solvers,
+    draw_seeds,
+    rows_to_csv,
+    run_one,
+    summarize,
+)
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +61,22 @@ def test_separated_clusters_are_a_success_for_every_solver(blobs):
     assert all(r["seconds"] > 0 for r in rows)
 
 
-def test_success_means_every_unlabeled_point_correct(moons):
+def test_one_point_across_the_boundary_of_the_noisy_moons_is_a_success():
+    # The app's two moons (noise 0.1): LDS as in the paper (rho = 8) leaves one of the 198
+    # unlabeled points on the wrong side, the point that lies in the other moon.
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(n_samples=200, noise=0.1, random_state=0)
+    row = run_one(X, y, pick_labeled(y, 1, random_state=0), "LDS", {"rho": 8.0})
+    assert row["unlabeled_error"] == pytest.approx(1 / 198)
+    assert row["success"]
+
+
+def test_success_means_at_most_one_percent_of_the_unlabeled_points_wrong(moons):
     X, y = moons
     rows = compare_solvers(X, y, ["LapSVM"], k=4, n_jobs=1)
     for r in rows:
-        assert r["success"] == (r["unlabeled_error"] == 0.0)
+        assert r["success"] == (r["unlabeled_error"] <= SUCCESS_ERROR)
         assert math.isclose(r["error_vs_baseline"], r["unlabeled_error"] - r["baseline_error"])
 
 

@@ -88,7 +88,7 @@ def test_objective_path_marks_every_stage_end(continuation):
     fig = objective_path_figure([s.step for s in states], [s.objective for s in states],
                                 [s.extras["objective_unsmoothed"] for s in states], ends)
     assert [t.name for t in fig.data] == ["L_γ (minimized)", "objective (2), γ = 0"]
-    assert len(fig.layout.shapes) == len(ends) == 12
+    assert len(fig.layout.shapes) == len(ends) == 11  # the eleven gammas of §3.2
     assert fig.layout.yaxis.type == "log"
 
 

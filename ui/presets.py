@@ -1,0 +1,121 @@
+"""Named parameter presets of the solvers: "as in the paper" and "the generic default".
+
+Plain data (no streamlit), so ``benchmarks/presets.py`` can check it against its experiment. A
+paper preset is the setting a paper states for one of its own data sets, or the grid point
+that the project's reproduction of a paper's table selects on that data set as the app
+generates it (``python -m benchmarks.presets``; the table is in docs/benchmarks.md, "Presets
+as in the paper"). Each cites its source. The generic default is every solver's own default:
+the papers' data-independent rules, such as sigma = the median pairwise distance (LDS paper
+§2.3.2), which suit no data set in particular (docs/deviations.md, "Defaults").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+PAPER = "paper"
+DEFAULT = "default"
+#: Preset names as the app shows them.
+TITLES = {PAPER: "as in the paper", DEFAULT: "the generic default"}
+#: The Compare page's third choice: each solver with both presets, side by side.
+BOTH = "both"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Parameter values by the form's parameter names (the others keep their defaults) and
+    where they come from."""
+
+    params: dict = field(default_factory=dict)
+    source: str = ""
+
+
+_DA_GRID = ("the DA paper's Table 2 grid (§4), selected on this data set over 10 draws of one "
+            "label per class (benchmarks/presets.py)")
+_LDS_GRID = ("the LDS paper's Table 2 grid (§3.2; the graph kernel and LDS with σ = ∞), selected "
+             "on this data set with 50 labels over 10 draws (benchmarks/presets.py)")
+_QN_GRID = ("the QN-S3VM paper's grid with the linear kernel (§4.1.3, Table 1), selected on this "
+            "data set with 24 labels over 10 draws (benchmarks/presets.py)")
+_CS3VM_TABLE_1 = "the cS3VM paper's C = C* = 100, \"close to hard margin\" (Table 1)"
+_G50C_ROW = ("the LapSVM paper's Table 8, G50C row (the width stays the median distance, for "
+             "the paper's σ = 17.5 on its own scaling)")
+_USPST_ROW = ("the LapSVM paper's Table 8, USPST(B) row (the width stays the median distance; "
+              "USPS is replaced by scikit-learn's digits)")
+
+
+def _toy(source, **presets):
+    return {solver: Preset(params, source) for solver, params in presets.items()}
+
+
+#: ``{(data set, solver): Preset}``; data set and solver are registry names
+#: (``toy_data.DATASETS``, ``ui.widgets.SOLVERS``). The measured effect of every one is in
+#: docs/benchmarks.md ("Presets as in the paper, on the app's data").
+PAPER_PRESETS: dict[tuple[str, str], Preset] = {
+    (dataset, solver): preset
+    for dataset, presets in {
+        # the DA paper's 2MOONS and 2CIRCLES: its Table 2 grid, one label per class
+        "two_moons": _toy(
+            _DA_GRID, GradientTSVM={"sigma": 0.25}, LDS={"rho": 8.0},
+            GraphKernelSVM={"rho": 32.0, "sigma": math.inf},
+            LabelSwitchingTSVM={"sigma": 0.25}, ContinuationS3VM={"sigma": 0.25},
+            QNS3VM={"lam": 2.0**-5, "sigma": 0.25},
+            DeterministicAnnealingS3VM={"lam": 0.01, "sigma": 0.25},
+            LapSVM={"gamma_I": 10.0, "sigma": 0.5}, LapRLSC={"gamma_I": 10.0, "sigma": 0.5}),
+        "two_circles": _toy(
+            _DA_GRID, GradientTSVM={"sigma": 0.125}, LDS={"rho": 32.0},
+            GraphKernelSVM={"rho": 32.0, "sigma": math.inf},
+            LabelSwitchingTSVM={"sigma": 0.125}, ContinuationS3VM={"sigma": 0.25},
+            QNS3VM={"lam": 1.0, "sigma": 0.25},
+            DeterministicAnnealingS3VM={"lam": 0.001, "sigma": 0.125},
+            LapSVM={"gamma_I": 0.1, "sigma": 0.125}, LapRLSC={"gamma_I": 0.1, "sigma": 0.125}),
+        # the LDS paper's g50c and g10n: its Table 2 grid, 50 labels; LapSVM's G50C row
+        "g50c": {
+            **_toy(_LDS_GRID, SVMBaseline={"C": 1.0},
+                   GraphKernelSVM={"C": 1.0, "rho": 0.0, "sigma": math.inf},
+                   GradientTSVM={"C": 1.0, "sigma": 20.3}, LDS={"C": 10.0, "rho": 0.0}),
+            **_toy(_G50C_ROW,
+                   LapSVM={"gamma_A": 0.1, "gamma_I": 10.0, "n_neighbors": 50, "p": 5},
+                   LapRLSC={"gamma_A": 1e-6, "gamma_I": 0.01, "n_neighbors": 50, "p": 5}),
+        },
+        "g10n": _toy(_LDS_GRID, SVMBaseline={"C": 100.0, "sigma": 9.98},
+                     GraphKernelSVM={"C": 1.0, "rho": 0.0, "sigma": math.inf},
+                     GradientTSVM={"C": 100.0, "sigma": 9.98}, LDS={"C": 1.0, "rho": 0.0}),
+        # the cS3VM paper's digit pairs (USPS there): its stated C = C* = 100
+        "digits_3_8": {
+            **_toy(_CS3VM_TABLE_1, ContinuationS3VM={"C": 100.0, "C_star": 100.0},
+                   GradientTSVM={"C": 100.0, "C_star": 100.0},
+                   LabelSwitchingTSVM={"C": 100.0, "C_star": 100.0},
+                   SVMBaseline={"C": 100.0}),
+            **_toy(_USPST_ROW,
+                   LapSVM={"gamma_A": 1e-6, "gamma_I": 0.01, "n_neighbors": 10, "p": 2}),
+        },
+        "digits_2_5": _toy(_CS3VM_TABLE_1, ContinuationS3VM={"C": 100.0, "C_star": 100.0},
+                           GradientTSVM={"C": 100.0, "C_star": 100.0},
+                           LabelSwitchingTSVM={"C": 100.0, "C_star": 100.0},
+                           SVMBaseline={"C": 100.0}),
+        # the QN-S3VM paper's Gaussian2C and Gaussian4C (500-D): its grid, linear kernel
+        "gaussian_2c": _toy(_QN_GRID, QNS3VM={"kernel": "linear", "lam": 2.0**10,
+                                              "lam_u": 100.0}),
+        "gaussian_4c": _toy(_QN_GRID, QNS3VM={"kernel": "linear", "lam": 2.0**-10,
+                                              "lam_u": 0.01}),
+    }.items()
+    for solver, preset in presets.items()
+}
+
+
+def paper_preset(dataset: str, solver: str) -> Preset | None:
+    """The preset "as in the paper" of a solver on a data set, or None if no paper has one."""
+    return PAPER_PRESETS.get((dataset, solver))
+
+
+def first_preset(dataset: str, solver: str) -> str:
+    """The preset a page opens on: the paper's where there is one, else the default."""
+    return PAPER if paper_preset(dataset, solver) is not None else DEFAULT
+
+
+def preset_params(dataset: str, solver: str, name: str) -> dict:
+    """The parameters preset ``name`` sets (the others keep their defaults); ``{}`` for the
+    generic default, or for the paper's where the data set has none."""
+    preset = paper_preset(dataset, solver) if name == PAPER else None
+    return dict(preset.params) if preset is not None else {}
