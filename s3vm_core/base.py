@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from functools import cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from s3vm_core.kernels import (
     KERNELS,
@@ -99,6 +101,44 @@ KERNEL_CONSTRAINTS = {
 }
 
 
+@cache
+def _blas_pools() -> tuple:
+    """The BLAS thread pools of this process (numpy's and scipy's OpenBLAS), found once:
+    inspecting the loaded libraries takes about a millisecond."""
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
+def one_blas_thread(states):
+    """Advance the generator ``states`` with BLAS limited to one thread, step by step.
+
+    A solver's iterations are chains of small matrix-vector products. Threaded BLAS splits
+    each into pieces that all threads must finish before the next product starts; numpy and
+    scipy each bring an OpenBLAS with its own pool, whose idle threads keep spinning, so on two
+    cores the threads of one call wait for a core, and under any other load a 1000 x 1000
+    product costs a scheduling slice (milliseconds) instead of a fraction of one
+    (docs/benchmarks.md measures both). As scikit-learn's KMeans does, the limit holds inside
+    the loop only; between states, while the caller has the control, its own setting is back.
+    The pools are set directly (a microsecond a step; threadpoolctl's ``limit`` context
+    inspects every library at each entry, 30 us).
+    """
+    pools = _blas_pools()
+    states = iter(states)
+    while True:
+        previous = [pool.num_threads for pool in pools]
+        for pool, threads in zip(pools, previous, strict=True):
+            if threads != 1:
+                pool.set_num_threads(1)
+        try:
+            state = next(states, None)
+        finally:
+            for pool, threads in zip(pools, previous, strict=True):
+                if threads != 1:
+                    pool.set_num_threads(threads)
+        if state is None:
+            return
+        yield state
+
+
 class S3VMClassifier(ClassifierMixin, BaseEstimator):
     """Base class of the semi-supervised binary classifiers of ``s3vm_core``.
 
@@ -107,8 +147,13 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {}
-    #: Whether ``fit`` accepts scipy.sparse input (only primal linear solvers do).
-    _accepts_sparse = False
+    #: Kernels with which ``fit`` accepts scipy.sparse input: with the linear kernel a solver
+    #: works in the primal on the data matrix itself (DESIGN.md, "Sparse input").
+    _sparse_kernels: tuple[str, ...] = ("linear",)
+
+    @property
+    def _accepts_sparse(self) -> bool:
+        return getattr(self, "kernel", None) in self._sparse_kernels
 
     # -- the public API -------------------------------------------------------------------
 
@@ -137,6 +182,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         for attribute in ("coef_", "intercept_", "transduction_"):
             self.__dict__.pop(attribute, None)
+        self._check_sparse_supported(X)
         X, y = validate_data(
             self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
             y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
@@ -160,6 +206,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             raise NotFittedError(
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
             )
+        self._check_sparse_supported(X)
         X = validate_data(
             self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
             ensure_all_finite=False,
@@ -243,6 +290,20 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     # -- helpers for solvers --------------------------------------------------------------
 
+    def _check_sparse_supported(self, X) -> None:
+        if sp.issparse(X) and not self._accepts_sparse:
+            name = type(self).__name__
+            if not self._sparse_kernels:
+                raise TypeError(
+                    f"Sparse input is not supported by {name}: its model spans every training "
+                    "point. Convert X with X.toarray() if it fits in memory."
+                )
+            raise TypeError(
+                f"Sparse input is supported by {name} with kernel='linear' only, where the "
+                "model lives in the primal and the data stay sparse. Use kernel='linear', or "
+                "convert X with X.toarray() if it fits in memory."
+            )
+
     def _run(self, problem: Problem, every: int):
         iterations, final = 0, None
 
@@ -253,7 +314,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 iterations += state.event == "iter"
                 yield state
 
-        for state in thin(counted(self._iterate(problem)), every):
+        for state in thin(counted(one_blas_thread(self._iterate(problem))), every):
             final = state
             yield state
         self._finish(final)

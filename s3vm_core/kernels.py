@@ -12,6 +12,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from s3vm_core.problem import check_dense_memory
 
@@ -196,11 +197,34 @@ def default_C(K: np.ndarray) -> float:
     ``s^2 = (1/n) sum_i K_ii - (1/n^2) sum_ij K_ij`` and ``C = 1 / s^2``; pass the kernel matrix
     of the ``default_sample`` rows.
     """
-    variance = float(np.mean(np.diag(K)) - np.mean(K))
+    return _inverse_variance(float(np.mean(np.diag(K)) - np.mean(K)))
+
+
+def _inverse_variance(variance: float) -> float:
     C = 1.0 / variance if variance > 0 else np.inf
     if not np.isfinite(C):  # the points are distinct (problem.check_distinct): the kernel is flat
         raise ValueError(FLAT_KERNEL)
     return C
+
+
+def sample_default_C(X, kernel: str, sigma: float | None = None, degree: int = 3,
+                     coef0: float = 1.0) -> float:
+    """``default_C`` on the ``default_sample`` rows of ``X``.
+
+    For the linear kernel the feature-space variance ``mean ||x_i||^2 - ||mean x||^2`` is the
+    sum of the features' variances, computed from the rows themselves (sparse rows stay
+    sparse, no Gram matrix).
+    """
+    S = X[default_sample(X.shape[0])]
+    if kernel != "linear":
+        return default_C(kernel_matrix(S, S, kernel, sigma, degree, coef0))
+    # the sum of the features' variances, each from its centred values (data far from the
+    # origin would lose it to cancellation in mean ||x||^2 - ||mean x||^2)
+    if sp.issparse(S):
+        variances = mean_variance_axis(sp.csr_matrix(S), axis=0)[1]
+    else:
+        variances = np.var(S, axis=0)
+    return _inverse_variance(float(np.sum(variances)))
 
 
 def select_landmarks(n: int, n_landmarks: int, random_state=None) -> np.ndarray:

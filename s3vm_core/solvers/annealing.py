@@ -30,9 +30,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, iteration_limit
-from s3vm_core.losses import DA_LOSSES, da_loss, da_loss_grad, squared_hinge_line_search
+from s3vm_core.losses import (
+    DA_LOSSES,
+    da_effective_loss,
+    da_loss,
+    da_loss_grad,
+    squared_hinge_line_search,
+)
 from s3vm_core.problem import check_dense_memory
-from s3vm_core.solvers.svm import fit_libsvm, warn_libsvm_cap
+from s3vm_core.solvers.finite_newton import (
+    decision,
+    squared_hinge_mfn,
+    weighted_ridge,
+)
+from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, warn_libsvm_cap
 from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
 from s3vm_core.trace import SolverState
 
@@ -42,6 +53,10 @@ _SVC_TOL = 1e-5
 #: Newton iterations of the squared-hinge f-step; it converges in a finite number of steps
 #: (Keerthi & DeCoste 2005) and, warm-started, usually in 1-3.
 _NEWTON_MAX_ITER = 50
+#: LSQR tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
+#: kernel path is exact, and p reacts to f with a factor 1/T, so the one solve per alternation
+#: is taken to near machine accuracy (a few more LSQR iterations).
+_RIDGE_TOL = 1e-12
 #: log10 of the lowest temperature allowed: (nu - g) / T of eq. (8) must stay finite.
 _LOWEST_LOG10_T = -250.0
 #: The balance (5) is enforced to this absolute tolerance on ``mean(p) - r``.
@@ -72,21 +87,84 @@ def total_entropy(p) -> float:
     return float(np.sum(entr(p) + entr(1.0 - p)))
 
 
-def da_objective(alpha, intercept, p, K, y, T, lam, lam_u, loss):
-    """The DA objective ``J_T`` of eq. (4) with ``f = K alpha + intercept``.
+class KernelDesign:
+    """The kernel expansion of eq. (6): ``f = K alpha`` and ``||f||_K^2 = alpha^T K alpha``."""
 
-    ``y`` holds signed labels (0 = unlabeled) and ``p`` the probabilities of the unlabeled
-    points in their order in ``y``. (The paper's f has no intercept; the hinge f-step adds the
-    unregularized bias of LIBSVM.)
-    """
-    f = K @ alpha + intercept
+    def __init__(self, K):
+        self.K = K
+
+    def decision(self, coef) -> np.ndarray:
+        return self.K @ coef
+
+    def penalty_gradient(self, coef) -> np.ndarray:
+        """Gradient of ``||f||^2 / 2`` in the coefficients."""
+        return self.K @ coef
+
+    def pullback(self, v) -> np.ndarray:
+        """Gradient in the coefficients of ``sum_i v_i f(x_i)``."""
+        return self.K @ v
+
+
+class LinearDesign:
+    """The primal linear model of the DA paper's linear case (§3.1, after Eqn. 6):
+    ``f(x) = w^T x`` and ``||f||^2 = ||w||^2``; ``X`` dense or scipy.sparse, never densified."""
+
+    def __init__(self, X):
+        self.X = X
+
+    def decision(self, coef) -> np.ndarray:
+        return decision(self.X, coef)
+
+    def penalty_gradient(self, coef) -> np.ndarray:
+        return coef
+
+    def pullback(self, v) -> np.ndarray:
+        return np.asarray(self.X.T @ v, dtype=float).ravel()
+
+
+def _design(K):
+    """A kernel matrix is the expansion (6); a design object is used as it is."""
+    return K if isinstance(K, KernelDesign | LinearDesign) else KernelDesign(K)
+
+
+def _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f):
+    """``J_T`` of eq. (4) and its gradient in ``alpha`` at outputs ``f`` (computed once)."""
     c_plus, c_minus = label_weights(y, p, lam_u)
-    value = 0.5 * lam * alpha @ K @ alpha
+    penalty_gradient = design.penalty_gradient(alpha)
+    value = 0.5 * lam * alpha @ penalty_gradient
     value += c_plus @ da_loss(f, loss) + c_minus @ da_loss(-f, loss)
     n_unlabeled = p.size
     if n_unlabeled:
         value -= T / n_unlabeled * total_entropy(p)
-    return float(value)
+    dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
+    grad_alpha = lam * penalty_gradient + design.pullback(dloss)
+    return float(value), grad_alpha, float(dloss.sum())
+
+
+def effective_cost(alpha, design, y, f, lam, lam_u, loss) -> float:
+    """Eqn. 1 as a continuous problem over f (§2): ``lam/2 ||f||^2 + 1/l sum_i V(y_i f_i)
+    + lam_u/u sum_j V'(f_j)`` with the effective loss ``V'(t) = min(V(t), V(-t))`` of an
+    unlabeled point at its better label (``da_effective_loss`` at T = 0)."""
+    labeled = y != 0
+    value = 0.5 * lam * float(alpha @ design.penalty_gradient(alpha))
+    if labeled.any():
+        value += float(da_loss(y[labeled] * f[labeled], loss).mean())
+    if not labeled.all():
+        value += lam_u * float(da_effective_loss(f[~labeled], 0.0, loss).mean())
+    return value
+
+
+def da_objective(alpha, intercept, p, K, y, T, lam, lam_u, loss):
+    """The DA objective ``J_T`` of eq. (4) with ``f = K alpha + intercept``.
+
+    ``y`` holds signed labels (0 = unlabeled) and ``p`` the probabilities of the unlabeled
+    points in their order in ``y``. ``K`` is the kernel matrix, or a ``LinearDesign`` for the
+    primal linear model ``f = X w + intercept`` (then ``alpha`` is ``w``). (The paper's f has
+    no intercept; the hinge f-step adds the unregularized bias of LIBSVM.)
+    """
+    design = _design(K)
+    f = design.decision(alpha) + intercept
+    return _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f)[0]
 
 
 def da_gradient(alpha, intercept, p, K, y, T, lam, lam_u, loss):
@@ -96,17 +174,17 @@ def da_gradient(alpha, intercept, p, K, y, T, lam, lam_u, loss):
     derivative ``lam_u/u (V(f_j) - V(-f_j)) + T/u logit(p_j)`` whose zero, shifted by the
     multiplier ``nu/u`` of the balance constraint, gives eq. (8).
     """
-    f = K @ alpha + intercept
-    c_plus, c_minus = label_weights(y, p, lam_u)
-    dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
-    grad_alpha = lam * (K @ alpha) + K @ dloss
+    design = _design(K)
+    f = design.decision(alpha) + intercept
+    _, grad_alpha, grad_intercept = _objective_and_gradient(
+        alpha, intercept, p, design, y, T, lam, lam_u, loss, f)
     unlabeled = y == 0
     n_unlabeled = p.size
     grad_p = np.zeros(n_unlabeled)
     if n_unlabeled:
         fu = f[unlabeled]
         grad_p = (lam_u * (da_loss(fu, loss) - da_loss(-fu, loss)) + T * logit(p)) / n_unlabeled
-    return grad_alpha, float(dloss.sum()), grad_p
+    return grad_alpha, grad_intercept, grad_p
 
 
 # -- the p-step: eq. (8) with the multiplier nu of the balance constraint (5) ---------------------
@@ -241,13 +319,33 @@ def weighted_svm(K, lam, c_plus, c_minus, cache=None):
     weights = np.r_[c_plus, c_minus] / lam
     keep = weights > 0
     points, labels, weights = points[keep], labels[keep], weights[keep]
-    check_dense_memory(points.size, points.size, "doubled kernel matrix")
     cache = {} if cache is None else cache
     if "keep" not in cache or not np.array_equal(cache["keep"], keep):
         cache["keep"], cache["K"] = keep, K[np.ix_(points, points)]
     svm, converged = fit_libsvm(cache["K"], labels, sample_weight=weights, tol=_SVC_TOL)
     alpha = np.bincount(points[svm.support_], weights=svm.dual_coef_[0], minlength=n)
     return alpha, float(svm.intercept_[0]), converged
+
+
+def weighted_linear_svm(X, lam, c_plus, c_minus, cache=None):
+    """The hinge f-step on the linear path: ``weighted_svm`` with LIBSVM's linear kernel.
+
+    The copies are rows of ``X`` (dense, or sparse CSR kept sparse); LIBSVM computes the inner
+    products it needs on the fly, so no n x n matrix is formed. Returns
+    ``(w, intercept, converged)`` with ``f(x) = w^T x + intercept``, ``converged`` as for
+    ``weighted_svm``. ``cache`` keeps the stacked copies across alternations.
+    """
+    n = X.shape[0]
+    points = np.r_[np.arange(n), np.arange(n)]
+    labels = np.r_[np.ones(n), -np.ones(n)]
+    weights = np.r_[c_plus, c_minus] / lam
+    keep = weights > 0
+    cache = {} if cache is None else cache
+    if "keep" not in cache or not np.array_equal(cache["keep"], keep):
+        cache["keep"], cache["X"] = keep, X[points[keep]]
+    svm, converged = fit_libsvm(cache["X"], labels[keep], sample_weight=weights[keep],
+                                tol=_SVC_TOL, kernel="linear")
+    return linear_svc_weights(svm), float(svm.intercept_[0]), converged
 
 
 # -- the estimator -------------------------------------------------------------------------------
@@ -262,10 +360,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     ``KL(p, q) < eps`` between consecutive ``p``; then ``T <- T / R``, until the entropy
     ``S(p) < eps``. As the paper prescribes (§3, "we monitor the value of the objective
     function"), the returned model is the state of the path with the lowest objective; the
-    objective compared across temperatures is the expected cost ``E_p J(f, y')`` (eq. (4)
-    without its entropy term, which is eq. (1) once p is hard).
+    objective compared across temperatures is that of Eqn. 1 in its continuous form (§2), each
+    unlabeled point at its better label: ``lam/2 ||f||^2 + 1/l sum_i V(y_i f_i)
+    + lam_u/u sum_j V'(f_j)`` with the effective loss ``V'(t) = min(V(t), V(-t))``. This is
+    the cost the authors' svmlin monitors, so both return the same state of the same path.
 
-    ``f(x) = sum_i alpha_i k(x, x_i)`` over all training points (eq. (6)).
+    ``f(x) = sum_i alpha_i k(x, x_i)`` over all training points (eq. (6)); with
+    ``kernel="linear"``, ``f(x) = w^T x`` in the primal (§3.1, after Eqn. 6), and scipy.sparse
+    input stays sparse.
 
     Parameters
     ----------
@@ -335,10 +437,11 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     Trace: stage ``"T"`` (``stage_value`` = T). "init" has ``f = 0`` and ``p = r``; each
     alternation (f-step then p-step) is an "iter" state, the one that meets ``KL < eps`` is the
-    "stage_end" of its temperature; "final" repeats the state of lowest expected cost.
+    "stage_end" of its temperature; "final" repeats the state of lowest effective cost.
     ``objective`` is ``J_T`` (4), ``grad_norm`` the norm of its gradient in ``alpha`` at the new
     p. ``extras``: ``"p"`` (as ``p_``), ``"entropy"`` ``S(p)``, ``"kl"`` ``KL(p, q)``, ``"nu"``
-    (multiplier of (5)), ``"expected_cost"`` ``E_p J(f, y')``.
+    (multiplier of (5)), ``"expected_cost"`` ``E_p J(f, y')``, ``"effective_cost"`` (Eqn. 1
+    with the effective loss, the monitored value).
     """
 
     _parameter_constraints = {
@@ -395,10 +498,18 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             self.r_ = float(np.mean(y[problem.labeled] > 0))
         else:
             self.r_ = float(self.r)
-        n_unlabeled = problem.n_unlabeled
+        n, n_unlabeled = y.size, problem.n_unlabeled
+        self._copies_cache = {}  # the weighted SVM's copies of the points, see weighted_svm
         self._fit_kernel(X)
+        if self.kernel == "linear":
+            # §3.1, after Eqn. 6: f(x) = w^T x, updated in the primal (no n x n matrix)
+            self._design = LinearDesign(X)
+            return
+        if self.loss == "hinge":
+            # the weighted SVM sees every unlabeled point twice
+            check_dense_memory(n + n_unlabeled, n + n_unlabeled, "doubled kernel matrix")
         self._K = self._kernel(X)
-        self._copies_cache = {}  # the weighted SVM's kernel of point copies, see weighted_svm
+        self._design = KernelDesign(self._K)
         # the hinge f-step: the warm-started dual active set, LIBSVM where it does not settle
         self._hinge_dual = (WeightedHingeDual(KernelColumns(self._K), self.lam)
                             if self.loss == "hinge" else None)
@@ -408,7 +519,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             self._rls_factor = scipy.linalg.cho_factor(self._K + self.lam * np.diag(c))
 
     def _features(self, X):
-        return self._kernel(X)
+        return X if self.kernel == "linear" else self._kernel(X)
 
     def _iterate(self, problem):
         state = self._init(problem)
@@ -425,8 +536,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                 capped_temperatures += not state["f_converged"]
                 event = "stage_end" if converged or iteration == self.max_iter - 1 else "iter"
                 recorded = self._record(state, problem, event, stage, T, iteration)
-                if best is None or recorded.extras["expected_cost"] <= (
-                    best.extras["expected_cost"]
+                if best is None or recorded.extras["effective_cost"] <= (
+                    best.extras["effective_cost"]
                 ):
                     best = recorded
                 yield recorded
@@ -472,18 +583,20 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         n_unlabeled = problem.n_unlabeled
         p = np.full(n_unlabeled, self.r_)
         logits = np.full(n_unlabeled, float(logit(self.r_)))
-        return {"alpha": np.zeros(problem.y.size), "intercept": 0.0, "p": p, "logits": logits,
-                "nu": 0.0, "kl": 0.0, "T": self.T0, "entropy": total_entropy(p)}
+        n_coef = problem.X.shape[1] if self.kernel == "linear" else problem.y.size
+        return {"alpha": np.zeros(n_coef), "intercept": 0.0, "f": np.zeros(problem.y.size),
+                "p": p, "logits": logits, "nu": 0.0, "kl": 0.0, "T": self.T0,
+                "entropy": total_entropy(p)}
 
     def _step(self, state, problem, T):
         """One alternation of Table 1: the f-step for fixed p, then ``q = p`` and eq. (8)."""
-        alpha, intercept, f_converged = self._f_step(state["alpha"], state["p"], problem)
-        f = self._K @ alpha + intercept
+        alpha, intercept, f, f_converged = self._f_step(state["alpha"], state["f"], state["p"],
+                                                         problem)
         fu = f[problem.unlabeled]
         g = self.lam_u * (da_loss(fu, self.loss) - da_loss(-fu, self.loss))
         p, nu, logits = solve_p(g, T, self.r_, nu0=state["nu"])
-        return {"alpha": alpha, "intercept": intercept, "p": p, "logits": logits, "nu": nu,
-                "kl": kl_divergence(logits, state["logits"]), "T": T,
+        return {"alpha": alpha, "intercept": intercept, "f": f, "p": p, "logits": logits,
+                "nu": nu, "kl": kl_divergence(logits, state["logits"]), "T": T,
                 "entropy": total_entropy(p), "f_converged": f_converged}
 
     def _terminate(self, state, problem):
@@ -492,14 +605,26 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         floor = float(entr(fraction) + entr(1.0 - fraction))
         return state["entropy"] < self.eps + floor
 
-    def _f_step(self, alpha, p, problem):
+    def _f_step(self, alpha, f, p, problem):
+        """Minimize (4) over f for fixed p; returns ``(coef, intercept, f on the training
+        points, converged)``, ``converged`` False when LIBSVM's cap stopped the hinge f-step.
+        ``f`` is the current output, the warm start of the linear path."""
         c_plus, c_minus = label_weights(problem.y, p, self.lam_u)
+        if self.kernel == "linear":
+            return self._linear_f_step(alpha, f, c_plus, c_minus, problem.X)
         if self.loss == "squared":
             Y = np.where(problem.labeled, problem.y, 2.0 * self._p_full(p, problem) - 1.0)
-            return scipy.linalg.cho_solve(self._rls_factor, Y), 0.0, True
-        if self.loss == "squared_hinge":
+            alpha, intercept, converged = scipy.linalg.cho_solve(self._rls_factor, Y), 0.0, True
+        elif self.loss == "squared_hinge":
             alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
-            return alpha, 0.0, True
+            intercept, converged = 0.0, True
+        else:
+            alpha, intercept, converged = self._hinge_f_step(c_plus, c_minus)
+        return alpha, intercept, self._K @ alpha + intercept, converged
+
+    def _hinge_f_step(self, c_plus, c_minus):
+        """The kernel hinge f-step: the warm-started dual active set of ``weighted_hinge``,
+        LIBSVM on the point copies (``weighted_svm``) where it does not settle."""
         alpha, intercept, converged = self._hinge_dual.solve(c_plus, c_minus)
         if converged:
             return alpha, intercept, True
@@ -509,6 +634,28 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         self._hinge_dual.seed(alpha * self.lam, c_plus, c_minus)
         return alpha, intercept, converged
 
+    def _linear_f_step(self, w, f, c_plus, c_minus, X):
+        """The f-step in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006) for
+        the squared hinge, one ridge solve for the squared loss (each point's two weighted
+        squared losses are one, centred on ``(c_plus - c_minus) / (c_plus + c_minus)``,
+        which is ``2 p - 1`` for an unlabeled point), LIBSVM's linear kernel for the hinge."""
+        if self.loss == "squared_hinge":
+            result = squared_hinge_mfn(X, c_plus, c_minus, self.lam, w, outputs=f)
+            if not result.converged:
+                warnings.warn(
+                    f"The squared-hinge Newton f-step did not converge in "
+                    f"{result.newton_steps} steps.", ConvergenceWarning, stacklevel=4,
+                )
+            return result.w, 0.0, result.outputs, True
+        if self.loss == "squared":
+            weights = c_plus + c_minus
+            w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam, w,
+                                     tol=_RIDGE_TOL)
+            return w, 0.0, decision(X, w), True
+        w, intercept, converged = weighted_linear_svm(X, self.lam, c_plus, c_minus,
+                                                      self._copies_cache)
+        return w, intercept, decision(X, w, intercept), converged
+
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)
         out[problem.unlabeled] = p
@@ -516,24 +663,17 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     def _record(self, state, problem, event, stage=0, T=None, iteration=0):
         T = self.T0 if T is None else T
-        alpha, intercept, p = state["alpha"], state["intercept"], state["p"]
-        # da_objective and da_gradient at one product K alpha (and one K dloss): at n = 2000
-        # their own products were most of an alternation's time
-        K_alpha = self._K @ alpha
-        f = K_alpha + intercept
-        c_plus, c_minus = label_weights(problem.y, p, self.lam_u)
-        dloss = c_plus * da_loss_grad(f, self.loss) - c_minus * da_loss_grad(-f, self.loss)
-        objective = (0.5 * self.lam * float(alpha @ K_alpha) + c_plus @ da_loss(f, self.loss)
-                     + c_minus @ da_loss(-f, self.loss))
+        alpha, intercept, p, f = state["alpha"], state["intercept"], state["p"], state["f"]
+        objective, grad_alpha, _ = _objective_and_gradient(
+            alpha, intercept, p, self._design, problem.y, T, self.lam, self.lam_u, self.loss, f)
         n_unlabeled = max(p.size, 1)
-        if p.size:
-            objective -= T / p.size * total_entropy(p)
-        grad_alpha = self.lam * K_alpha + self._K @ dloss
         return SolverState(
             stage="T", stage_index=stage, stage_value=T, iteration=iteration, event=event,
-            coef=alpha, intercept=intercept, objective=float(objective),
+            coef=alpha, intercept=intercept, objective=objective,
             grad_norm=float(np.linalg.norm(grad_alpha)), train_decision=f,
             extras={"p": self._p_full(p, problem), "entropy": state["entropy"],
                     "kl": state["kl"], "nu": state["nu"],
-                    "expected_cost": objective + T / n_unlabeled * state["entropy"]},
+                    "expected_cost": objective + T / n_unlabeled * state["entropy"],
+                    "effective_cost": effective_cost(alpha, self._design, problem.y, f,
+                                                     self.lam, self.lam_u, self.loss)},
         )

@@ -26,7 +26,8 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-from scipy.sparse.linalg import eigsh
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -49,7 +50,13 @@ from s3vm_core.losses import (
     gaussian_smoothed_symmetric_exp,
     gaussian_smoothed_symmetric_exp_grad,
 )
-from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
+from s3vm_core.solvers.primal import (
+    CentredRows,
+    PrimalMap,
+    lbfgs_path,
+    row_norms,
+    s3vm_objective,
+)
 from s3vm_core.trace import SolverState
 
 SMOOTHED_LOSSES = {
@@ -103,7 +110,7 @@ def smoothed_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias
     w = np.asarray(w, dtype=float)
     y = np.asarray(y, dtype=float)
     if norms is None:
-        norms = np.linalg.norm(Z, axis=1)
+        norms = row_norms(Z)
     loss_fn, loss_grad = SMOOTHED_LOSSES[loss]
     scale = math.sqrt(gamma) * norms
     f = Z @ w + bias
@@ -175,11 +182,23 @@ def smoothed_objective_along_line(model, coef, direction=None, ts=None, gamma: f
     return ts, values
 
 
-def _leading_eigenpair(B: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest eigenvalue of ``B^T B`` and its unit eigenvector (via the smaller Gram matrix)."""
+def _leading_eigenpair(B) -> tuple[float, np.ndarray]:
+    """Largest eigenvalue of ``B^T B`` and its unit eigenvector (via the smaller Gram matrix).
+
+    ``B`` is an array or, for the linear kernel, ``CentredRows``: then ``B^T B`` is applied
+    as an operator (two products with the data) for sparse data or many features, so nothing
+    of size n x n or d x d is formed and sparse data stay sparse.
+    """
     m, p = B.shape
     if m == 0:
         return 0.0, np.eye(p)[0]
+    if isinstance(B, CentredRows):
+        if p > 1 and (p > _DENSE_EIG or sp.issparse(B.X)):
+            gram = LinearOperator((p, p), matvec=lambda v: B.T @ (B @ np.ravel(v)),
+                                  dtype=float)
+            lam, U = eigsh(gram, k=1, which="LA")
+            return max(float(lam[-1]), 0.0), U[:, -1] / np.linalg.norm(U[:, -1])
+        B = B.toarray()  # dense data with few features: a copy of their size
     small = B @ B.T if m <= p else B.T @ B
     if small.shape[0] <= _DENSE_EIG:
         lam, U = scipy.linalg.eigh(small, subset_by_index=(small.shape[0] - 1,) * 2)
@@ -189,6 +208,13 @@ def _leading_eigenpair(B: np.ndarray) -> tuple[float, np.ndarray]:
     v = B.T @ u if m <= p else u
     norm = np.linalg.norm(v)
     return max(lam, 0.0), (v / norm if norm > 0 else np.eye(p)[0])
+
+
+def _scaled_rows(Z, rows, scale):
+    """``Z[rows] * scale[:, None]`` for an array or ``CentredRows``."""
+    if isinstance(Z, CentredRows):
+        return Z.rows(rows, scale)
+    return Z[rows] * scale[:, None]
 
 
 class ContinuationS3VM(S3VMClassifier):
@@ -337,13 +363,13 @@ class ContinuationS3VM(S3VMClassifier):
         self.primal_map_ = pm
         self.n_components_ = pm.n_components
         self._y = problem.y.astype(float)
-        self._norms = np.linalg.norm(pm.Z, axis=1)
+        self._norms = row_norms(pm.Z)
         max_norm2 = float(np.max(self._norms)) ** 2
         if max_norm2 <= 0:  # the points are distinct (problem.check_distinct)
             raise ValueError(FLAT_KERNEL)
         # Bound (9): points at the origin have a constant loss and drop out of M.
         u = problem.unlabeled & (self._norms > 1e-12 * math.sqrt(max_norm2))
-        lam_max, self.v_star_ = _leading_eigenpair(pm.Z[u] / self._norms[u, None] ** 1.5)
+        lam_max, self.v_star_ = _leading_eigenpair(_scaled_rows(pm.Z, u, self._norms[u] ** -1.5))
         self.gamma0_ = (self.C_star_ * lam_max) ** (2 / 3) / (2 * self.s) ** (1 / 3)
         self.gamma_end_ = 1.0 / (10 * 2 * self.s * max_norm2)
         if self.gamma0_ > self.gamma_end_:
@@ -352,7 +378,7 @@ class ContinuationS3VM(S3VMClassifier):
             self.gammas_ = np.array([self.gamma_end_])
 
     def _features(self, X):
-        return self.primal_map_.transform(X)
+        return self.primal_map_.features(X)
 
     # -- the continuation path (Algorithm 1) ----------------------------------------------
 
@@ -366,8 +392,9 @@ class ContinuationS3VM(S3VMClassifier):
 
     def _state(self, w, value, grad, **fields):
         unsmoothed = self._objective(None)(w)[0]
+        coef, intercept = self.primal_map_.decision_parts(w)
         return SolverState(
-            stage="gamma", coef=w, intercept=self.primal_map_.bias, objective=value,
+            stage="gamma", coef=coef, intercept=intercept, objective=value,
             grad_norm=float(np.linalg.norm(grad)), train_decision=self.primal_map_.Z @ w
             + self.primal_map_.bias, extras={"objective_unsmoothed": unsmoothed}, **fields,
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from s3vm_core.kernels import (
@@ -48,6 +49,82 @@ LABELED_LOSSES = {
 }
 
 
+class CentredRows:
+    """``Z = diag(scale) (X - 1 shift^T)`` for the linear kernel, without forming Z.
+
+    ``X`` is a dense array or a scipy.sparse CSR matrix and stays as it is (never densified,
+    never copied): ``Z @ w`` and ``Z.T @ v`` cost one product with ``X`` (O(nnz)), the shift
+    and the row scale are applied to the vectors. ``scale`` defaults to ones.
+    """
+
+    def __init__(self, X, shift, scale=None):
+        self.X = X
+        self.shift = np.asarray(shift, dtype=float)
+        self.scale = scale
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    def __matmul__(self, W):
+        out = np.asarray(self.X @ W, dtype=float) - self.shift @ W
+        if self.scale is None:
+            return out
+        return self.scale * out if out.ndim == 1 else self.scale[:, None] * out
+
+    @property
+    def T(self) -> _TransposedRows:
+        return _TransposedRows(self)
+
+    def rows(self, index, scale=None) -> CentredRows:
+        """The rows ``index`` (mask or indices) of Z, each multiplied by ``scale``."""
+        index = np.flatnonzero(index) if np.asarray(index).dtype == bool else index
+        own = None if self.scale is None else self.scale[index]
+        if scale is not None:
+            own = scale if own is None else own * scale
+        return CentredRows(self.X[index], self.shift, own)
+
+    def row_norms(self) -> np.ndarray:
+        """``||z_i||``: ``||x_i||^2 - 2 <x_i, shift> + ||shift||^2`` (clipped at 0)."""
+        X = self.X
+        squared = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+                   else np.einsum("ij,ij->i", X, X))
+        squared = squared - 2.0 * np.asarray(X @ self.shift).ravel() + self.shift @ self.shift
+        norms = np.sqrt(np.maximum(squared, 0.0))
+        return norms if self.scale is None else np.abs(self.scale) * norms
+
+    def toarray(self) -> np.ndarray:
+        """Z as a dense array (small problems, tests)."""
+        X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X, dtype=float)
+        Z = X - self.shift
+        return Z if self.scale is None else self.scale[:, None] * Z
+
+
+class _TransposedRows:
+    """``Z^T`` of a ``CentredRows``: ``Z^T V = X^T (s V) - shift (1^T s V)``."""
+
+    def __init__(self, rows: CentredRows):
+        self.rows = rows
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.rows.shape[::-1]
+
+    def __matmul__(self, V):
+        V = np.asarray(V, dtype=float)
+        rows = self.rows
+        if rows.scale is not None:
+            V = rows.scale * V if V.ndim == 1 else rows.scale[:, None] * V
+        out = np.asarray(rows.X.T @ V, dtype=float)
+        return out - (rows.shift * V.sum() if V.ndim == 1
+                      else np.outer(rows.shift, V.sum(axis=0)))
+
+
+def row_norms(Z) -> np.ndarray:
+    """Euclidean norms of the rows of ``Z`` (an array or ``CentredRows``)."""
+    return Z.row_norms() if isinstance(Z, CentredRows) else np.linalg.norm(Z, axis=1)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class PrimalMap:
     """The feature map of cS3VM paper §2.2–2.3: centred kernel-PCA coordinates and fixed bias.
@@ -57,7 +134,8 @@ class PrimalMap:
     Z : ndarray of shape (n, p)
         Coordinates of the training points (caller's order), ``Z Z^T = K~``, the kernel matrix
         centred on the mean of the unlabeled points. For the linear kernel, ``X`` minus the
-        unlabeled mean (no kernel matrix is formed).
+        unlabeled mean as ``CentredRows`` (no kernel matrix is formed, sparse X stays
+        sparse).
     bias : float
         ``b = (1/n) sum_labeled y_i`` in the {-1, +1} coding (§2.2), so that
         ``mean_unlabeled f = b`` — the balancing constraint (3) — for every ``w``.
@@ -98,13 +176,15 @@ class PrimalMap:
             coordinates ``k(x, X_q) A_q`` are then centred on their unlabeled mean, so the
             balancing constraint (3) still holds exactly.
         """
-        X = np.asarray(X, dtype=float)
+        if not sp.issparse(X):
+            X = np.asarray(X, dtype=float)
         unlabeled = problem.unlabeled
         bias = float(problem.y[problem.labeled].mean())
         if kernel == "linear":
             shift = unlabeled_mean(X, unlabeled)
-            return cls(Z=X - shift, bias=bias, kernel=kernel, sigma_=None, degree=degree,
-                       coef0=coef0, X_fit=X, centering=None, A=None, shift=shift)
+            return cls(Z=CentredRows(X, shift), bias=bias, kernel=kernel, sigma_=None,
+                       degree=degree, coef0=coef0, X_fit=X, centering=None, A=None,
+                       shift=shift)
         if landmarks is not None:
             X_q = X[np.asarray(landmarks)]
             K_q = kernel_matrix(X_q, X_q, kernel, sigma_, degree, coef0)
@@ -134,11 +214,12 @@ class PrimalMap:
         """``p``, the number of coordinates."""
         return self.Z.shape[1]
 
-    def transform(self, X_new) -> np.ndarray:
-        """Coordinates ``psi(x)`` of new points (§2.3): ``center(k(x, X_train)) A``."""
-        X_new = np.asarray(X_new, dtype=float)
+    def transform(self, X_new):
+        """Coordinates ``psi(x)`` of new points (§2.3): ``center(k(x, X_train)) A``; for the
+        linear kernel ``x - shift`` as ``CentredRows``."""
         if self.kernel == "linear":
-            return X_new - self.shift
+            return CentredRows(X_new, self.shift)
+        X_new = np.asarray(X_new, dtype=float)
         K_new = kernel_matrix(X_new, self.X_fit, self.kernel, self.sigma_, self.degree,
                               self.coef0)
         if self.shift is not None:  # subset map of §5.2: centred coordinates
@@ -146,6 +227,20 @@ class PrimalMap:
         if self.centering is not None:
             K_new = self.centering.transform(K_new)
         return K_new @ self.A
+
+
+    def features(self, X_new):
+        """What the estimator's ``features`` returns: the coordinates, except for the linear
+        kernel, where it is ``X_new`` itself (the primal model of DESIGN.md, sparse input
+        stays sparse) and the shift goes into the intercept, see ``decision_parts``."""
+        return X_new if self.kernel == "linear" else self.transform(X_new)
+
+    def decision_parts(self, w) -> tuple[np.ndarray, float]:
+        """``(coef, intercept)`` with ``f(x) = features(x) @ coef + intercept`` for ``w`` in
+        the coordinates: ``<w, x - shift> + b`` is ``<w, x> + (b - <w, shift>)``."""
+        if self.kernel == "linear":
+            return w, self.bias - float(self.shift @ w)
+        return w, self.bias
 
 
 def s3vm_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias: float,
@@ -193,8 +288,12 @@ def s3vm_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias: fl
 
 
 def lbfgs_path(evaluate, x0, *, max_iter: int, tol: float, memory: int = 10,
-               split=lambda out: out):
+               split=lambda out: out, ftol: float | None = None):
     """One L-BFGS-B run that records every accepted iterate (∇TSVM, cS3VM, QN-S3VM stages).
+
+    The run stops when the largest entry of the gradient is at most ``tol`` (scipy's
+    ``gtol``), when the relative decrease of the objective is at most ``ftol`` (scipy's own
+    default when None), or after ``max_iter`` iterations.
 
     ``evaluate(x)`` returns anything from which ``split`` takes ``(value, gradient)``; the
     evaluation scipy already made at an accepted iterate is reused rather than repeated.
@@ -216,7 +315,9 @@ def lbfgs_path(evaluate, x0, *, max_iter: int, tol: float, memory: int = 10,
         same = "x" in last and np.array_equal(last["x"], x)
         path.append((x, last["out"] if same else evaluate(x)))
 
+    options = {"maxcor": int(memory), "maxiter": int(max_iter), "gtol": tol}
+    if ftol is not None:
+        options["ftol"] = ftol
     result = minimize(fun, np.array(x0, dtype=float), jac=True, method="L-BFGS-B",
-                      callback=record,
-                      options={"maxcor": int(memory), "maxiter": int(max_iter), "gtol": tol})
+                      callback=record, options=options)
     return path, np.array(result.x, copy=True), result.status == 1

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import (
@@ -33,11 +33,13 @@ from s3vm_core.kernels import (
     default_sample,
     gaussian,
     quantile_sigma,
+    sample_default_C,
     select_landmarks,
 )
 from s3vm_core.losses import hinge
+from s3vm_core.solvers.finite_newton import decision, squared_hinge_mfn
 from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
-from s3vm_core.solvers.svm import fit_libsvm, svm_states, warn_libsvm_cap
+from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, svm_states, warn_libsvm_cap
 from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
 from s3vm_core.trace import SolverState
 
@@ -112,9 +114,12 @@ class GradientTSVM(S3VMClassifier):
     map_ : PrimalMap
         The centred kernel-PCA coordinates and the fixed bias ``b``.
     coef_ : ndarray of shape (p,)
-        ``w`` in those coordinates; ``features(X) = map_.transform(X)``.
+        ``w`` in those coordinates; ``features(X) = map_.transform(X)``. With
+        ``kernel="linear"``, ``features(X) = X`` (scipy.sparse input stays sparse and no
+        n x n matrix is formed) and ``coef_`` is ``w`` over the input features.
     intercept_ : float
-        ``b``, the mean labeled label in the {-1, +1} coding.
+        ``b``, the mean labeled label in the {-1, +1} coding (minus ``<w, unlabeled mean>``
+        for the linear kernel, whose centring is folded into the intercept).
     classes_, transduction_, objective_, n_iter_
 
     Trace: stage ``"C_star"`` (stage_value is C*), one "iter" state per L-BFGS iteration,
@@ -148,7 +153,7 @@ class GradientTSVM(S3VMClassifier):
         X = problem.X
         self._fit_kernel(X)
         if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: self._kernel(X[rows], X[rows]), len(X))
+            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
@@ -160,7 +165,7 @@ class GradientTSVM(S3VMClassifier):
                                   n_components=self.n_components, landmarks=landmarks)
 
     def _features(self, X):
-        return self.map_.transform(X)
+        return self.map_.features(X)
 
     # -- the C* schedule (Algorithm 1, lines 7-9) -----------------------------------------
 
@@ -175,9 +180,10 @@ class GradientTSVM(S3VMClassifier):
 
         def state(w, value_grad, index, c_star, iteration, event):
             value, grad = value_grad
+            coef, intercept = self.map_.decision_parts(w)
             return SolverState(
                 stage="C_star", stage_index=index, stage_value=c_star, iteration=iteration,
-                event=event, coef=w, intercept=bias, objective=value,
+                event=event, coef=coef, intercept=intercept, objective=value,
                 grad_norm=float(np.linalg.norm(grad)), train_decision=Z @ w + bias,
                 extras={"C_star": c_star},
             )
@@ -268,6 +274,7 @@ class LDS(GradientTSVM):
     Trace: as ``GradientTSVM`` (stage ``"C_star"``).
     """
 
+    _sparse_kernels = ()  # rho-path distances and MDS work on dense points
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
@@ -312,7 +319,7 @@ class LDS(GradientTSVM):
         return self.mds_.transform(P_new**2)
 
     def _features(self, X):
-        return self.map_.transform(self.embed(X))
+        return self.map_.features(self.embed(X))
 
 
 class GraphKernelSVM(S3VMClassifier):
@@ -357,6 +364,7 @@ class GraphKernelSVM(S3VMClassifier):
     Trace: stage ``"fit"``; "init" (f = 0) and the "final" SVM.
     """
 
+    _sparse_kernels = ()
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
@@ -421,10 +429,20 @@ class LabelSwitchingTSVM(S3VMClassifier):
        2, swap their labels and retrain. Then double C*_- and C*_+ (capped at C*) and repeat;
        the last round runs at ``C*_- = C*_+ = C*``.
 
-    The swap picks the pair with the largest slacks (any violating pair is allowed by
-    Joachims); each retraining is scikit-learn's ``SVC`` on the precomputed kernel with sample
-    weights. This is the "TSVM" column of the LDS paper's Table 2 and the S3VM^light of the
-    cS3VM paper: it commits to a labeling at the first step and gets stuck in local minima.
+    ``switching="single"`` swaps one pair per retraining, the pair with the largest slacks
+    (Joachims allows any violating pair): this is SVMlight, the "TSVM" column of the LDS paper's
+    Table 2, the JTSVM of the DA paper's Table 2 and the S3VM^light of the cS3VM paper; it
+    commits to a labeling at the first step and gets stuck in local minima.
+    ``switching="multi"`` swaps, per retraining, every pair that pairs the k-th largest
+    positive slack with the k-th largest negative one while their sum exceeds 2 (the
+    multi-switch TSVM of Sindhwani & Keerthi 2006, the DA paper's linear reference): far fewer
+    retrainings on large data. A swap of such a pair lowers the objective for either loss.
+
+    The retraining is LIBSVM (scikit-learn's ``SVC``, precomputed kernel, sample weights) for
+    the hinge loss; with ``kernel="linear"`` it works in the primal on ``X`` itself (LIBSVM's
+    linear kernel for the hinge, L2-SVM-MFN for the squared hinge, see
+    ``s3vm_core.solvers.finite_newton``), warm-started at the previous ``w``, and accepts
+    scipy.sparse input without densifying it.
 
     Parameters
     ----------
@@ -433,6 +451,14 @@ class LabelSwitchingTSVM(S3VMClassifier):
     C_star : float in [1e-10, 1e10] or None, default=None
         Final unlabeled cost; ``None``: ``C`` (as ∇TSVM, LDS paper §2.2).
     kernel, sigma, degree, coef0 : as for ``GradientTSVM`` (default sigma: median distance).
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The SVM's loss: ``max(0, 1 - t)`` as in SVMlight, or ``max(0, 1 - t)^2`` (the L2-SVM of
+        Sindhwani & Keerthi 2006), which needs ``kernel="linear"``. The objective is
+        ``1/2 ||w||^2 + C sum_labeled loss + sum_unlabeled C*_(+/-) loss`` with an
+        unregularized bias in both cases.
+    switching : {"single", "multi"}, default="single"
+        One swapped pair per retraining (Joachims, the papers' baseline) or all violating
+        pairs at once (Sindhwani & Keerthi 2006).
     max_iter : int, default=2000
         Largest number of SVM retrainings (``ConvergenceWarning`` when reached; at most
         ``base.ITERATION_LIMIT``). Each retraining stops at ``svm.fit_libsvm``'s iteration
@@ -441,9 +467,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
     Attributes
     ----------
     C_, C_star_, sigma_
-    coef_ : ndarray of shape (n,)
-        Signed dual coefficients over all training points; ``features(X) = k(X, X_train)``.
-    intercept_, classes_, transduction_, objective_ (the TSVM objective (3) with hinge losses)
+    coef_ : ndarray of shape (n,) or (n_features,)
+        Signed dual coefficients over all training points, ``features(X) = k(X, X_train)``;
+        with ``kernel="linear"``, ``w`` and ``features(X) = X``.
+    intercept_, classes_, transduction_, objective_ (the TSVM objective (3) with the loss)
     n_swaps_ : int
         Label pairs swapped.
 
@@ -456,90 +483,144 @@ class LabelSwitchingTSVM(S3VMClassifier):
         **KERNEL_CONSTRAINTS,
         "C": [cost("C"), None],
         "C_star": [cost("C*"), None],
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "switching": [StrOptions({"single", "multi"})],
         "max_iter": [iteration_limit(2000)],
     }
 
     def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
-                 max_iter=2000):
+                 loss="hinge", switching="single", max_iter=2000):
         self.C = C
         self.C_star = C_star
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
         self.coef0 = coef0
+        self.loss = loss
+        self.switching = switching
         self.max_iter = max_iter
 
     def _setup(self, problem):
         X = problem.X
+        if self.loss == "squared_hinge" and self.kernel != "linear":
+            raise ValueError(
+                f"loss='squared_hinge' is the primal L2-SVM of the linear TSVM and needs "
+                f"kernel='linear', got kernel={self.kernel!r}. Use loss='hinge' with this "
+                "kernel."
+            )
         self._fit_kernel(X)
-        self._K = self._kernel(X)
+        self._X = X
+        self._K = None if self.kernel == "linear" else self._kernel(X)
         if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: self._K[np.ix_(rows, rows)], len(X))
+            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
 
     def _features(self, X):
-        return self._kernel(X)
+        return X if self.kernel == "linear" else self._kernel(X)
 
-    def _train(self, labels, costs):
-        """One SVM retraining; returns the dual coefficients over all points and the bias.
+    def _train(self, labels, costs, start):
+        """One SVM retraining on the points of nonzero cost, warm-started at ``start`` on the
+        linear path; returns ``(coef, intercept, decision on every training point)``.
 
-        A swap changes the costs of two points only, so the SVM is solved by the dual active
-        set of ``weighted_hinge`` warm-started at the previous retraining (LIBSVM would start
-        from zero each time; it is the fallback where the active set does not settle).
+        With a kernel and the hinge, a swap changes the costs of two points only: the SVM is
+        solved by the dual active set of ``weighted_hinge`` warm-started at the previous
+        retraining (LIBSVM would start from zero each time; it is the fallback where the
+        active set does not settle).
         """
-        costs_plus, costs_minus = np.where(labels > 0, costs, 0.0), np.where(labels < 0, costs,
-                                                                             0.0)
-        coef, intercept, converged = self._dual.solve(costs_plus, costs_minus)
-        if converged:
-            return coef, intercept
-        svm, converged = fit_libsvm(self._K, labels, sample_weight=costs)
+        if self.kernel == "linear" and self.loss == "squared_hinge":
+            # 1/2 ||w||^2 + sum C_e max(0, 1 - y_e f_e)^2 is finite_newton's form with lam = 1
+            # and weights 2 C_e on the label's side
+            c_plus = np.where(labels > 0, 2.0 * costs, 0.0)
+            c_minus = np.where(labels < 0, 2.0 * costs, 0.0)
+            w, b = start
+            result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, w, b, fit_intercept=True)
+            return result.w, result.b, result.outputs
+        rows = np.flatnonzero(costs > 0)
+        if self.kernel == "linear":
+            svm, converged = fit_libsvm(self._X[rows], labels[rows], sample_weight=costs[rows],
+                                        kernel="linear")
+            self._capped_solves += not converged
+            w = linear_svc_weights(svm)
+            intercept = float(svm.intercept_[0])
+            return w, intercept, decision(self._X, w, intercept)
+        if self._dual is not None:
+            costs_plus = np.where(labels > 0, costs, 0.0)
+            costs_minus = np.where(labels < 0, costs, 0.0)
+            coef, intercept, converged = self._dual.solve(costs_plus, costs_minus)
+            if converged:
+                return coef, intercept, self._K @ coef + intercept
+        svm, converged = fit_libsvm(self._K[np.ix_(rows, rows)], labels[rows],
+                                    sample_weight=costs[rows])
         self._capped_solves += not converged
         coef = np.zeros(labels.size)
-        coef[svm.support_] = svm.dual_coef_[0]
-        self._dual.seed(coef, costs_plus, costs_minus)
-        return coef, float(svm.intercept_[0])
+        coef[rows[svm.support_]] = svm.dual_coef_[0]
+        intercept = float(svm.intercept_[0])
+        if self._dual is not None:
+            self._dual.seed(coef, costs_plus, costs_minus)
+        return coef, intercept, self._K @ coef + intercept
+
+    def _objective(self, coef, decision_values, labels, costs) -> float:
+        """``1/2 ||w||^2 + sum_e C_e loss(y_e f_e)`` (eq. (3) with the chosen loss)."""
+        norm2 = coef @ coef if self._K is None else coef @ self._K @ coef
+        loss = hinge(labels * decision_values)
+        if self.loss == "squared_hinge":
+            loss = loss**2
+        return float(0.5 * norm2 + costs @ loss)
+
+    def _swaps(self, labels, decision_values, idx_u):
+        """The unlabeled pairs to swap: (positive, negative) index arrays (empty if none)."""
+        slack = hinge(labels[idx_u] * decision_values[idx_u])
+        positive = labels[idx_u] > 0
+        pos, neg = idx_u[positive], idx_u[~positive]
+        if pos.size == 0 or neg.size == 0:
+            return pos[:0], neg[:0]
+        # largest slacks first; a pair qualifies when both slacks are positive and sum to > 2
+        pos_order = np.argsort(-slack[positive], kind="stable")
+        neg_order = np.argsort(-slack[~positive], kind="stable")
+        count = 1 if self.switching == "single" else min(pos.size, neg.size)
+        xi_pos = slack[positive][pos_order[:count]]
+        xi_neg = slack[~positive][neg_order[:count]]
+        ok = (xi_pos > 0) & (xi_neg > 0) & (xi_pos + xi_neg > 2)
+        k = int(np.argmin(ok)) if not ok.all() else ok.size  # the leading qualifying pairs
+        return pos[pos_order[:k]], neg[neg_order[:k]]
 
     def _iterate(self, problem):
-        K = self._K
         y = problem.y.astype(float)
         labeled, unlabeled = problem.labeled, problem.unlabeled
         n, m = y.size, problem.n_unlabeled
+        n_coef = problem.X.shape[1] if self.kernel == "linear" else n
         self.n_swaps_ = 0
         self._capped_solves = 0
-        self._dual = WeightedHingeDual(KernelColumns(K), 1.0)  # 1/2 ||w||^2: lambda = 1
+        # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
+        self._dual = (WeightedHingeDual(KernelColumns(self._K), 1.0)
+                      if self._K is not None and self.loss == "hinge" else None)
         c_minus = c_plus = 0.0
 
-        def state(coef, intercept, labels, costs, index, iteration, event):
-            K_coef = K @ coef  # once per state: at n = 2000 the products were most of the time
-            decision = K_coef + intercept
-            objective = 0.5 * coef @ K_coef + costs @ hinge(labels * decision)
+        def state(coef, intercept, decision_values, labels, costs, index, iteration, event):
             return SolverState(
                 stage="C_star", stage_index=index, stage_value=max(c_minus, c_plus),
                 iteration=iteration, event=event, coef=coef, intercept=intercept,
-                objective=objective, train_decision=decision,
+                objective=self._objective(coef, decision_values, labels, costs),
+                train_decision=decision_values,
                 extras={"C_star_minus": c_minus, "C_star_plus": c_plus,
                         "n_swaps": self.n_swaps_, "labels": labels},
             )
 
         labels = y.copy()
         costs = np.where(labeled, self.C_, 0.0)
-        yield state(np.zeros(n), 0.0, labels, costs, 0, 0, "init")
+        coef, intercept, decision_values = np.zeros(n_coef), 0.0, np.zeros(n)
+        yield state(coef, intercept, decision_values, labels, costs, 0, 0, "init")
         # Step 1: the supervised SVM, and putative labels keeping the labeled class ratio.
-        sub = np.flatnonzero(labeled)
-        svm, converged = fit_libsvm(K[np.ix_(sub, sub)], y[sub], C=self.C_)
-        self._capped_solves += not converged
-        coef = np.zeros(n)
-        coef[sub[svm.support_]] = svm.dual_coef_[0]
-        intercept = float(svm.intercept_[0])
-        yield state(coef, intercept, labels, costs, 0, 1, "iter")
+        coef, intercept, decision_values = self._train(labels, costs, (coef, intercept))
+        yield state(coef, intercept, decision_values, labels, costs, 0, 1, "iter")
         if m == 0:
-            yield state(coef, intercept, labels, costs, 0, 1, "final")
+            yield state(coef, intercept, decision_values, labels, costs, 0, 1, "final")
             return
         idx_u = np.flatnonzero(unlabeled)
         num_plus = int(round(m * np.mean(y[labeled] > 0)))
-        order = np.argsort(-(K[idx_u] @ coef + intercept), kind="stable")
+        order = np.argsort(-decision_values[idx_u], kind="stable")
         labels[idx_u] = -1.0
         labels[idx_u[order[:num_plus]]] = 1.0
         c_minus = _JOACHIMS_C_STAR_START
@@ -551,26 +632,22 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 # The cost follows the current putative label, also after a swap (Joachims'
                 # solve_svm_qp with C*_+ for positive and C*_- for negative examples).
                 costs[idx_u] = np.where(labels[idx_u] > 0, c_plus, c_minus)
-                coef, intercept = self._train(labels, costs)
+                coef, intercept, decision_values = self._train(labels, costs,
+                                                               (coef, intercept))
                 retrainings += 1
                 iteration += 1
-                recorded = state(coef, intercept, labels, costs, index, iteration, "iter")
-                yield recorded
+                yield state(coef, intercept, decision_values, labels, costs, index, iteration,
+                            "iter")
                 if retrainings >= self.max_iter:
                     hit_limit = True
                     break
-                slack = hinge(labels[idx_u] * recorded.train_decision[idx_u])
-                positive = labels[idx_u] > 0
-                if positive.all() or not positive.any():
+                pos, neg = self._swaps(labels, decision_values, idx_u)
+                if pos.size == 0:
                     break
-                i = idx_u[positive][np.argmax(slack[positive])]
-                j = idx_u[~positive][np.argmax(slack[~positive])]
-                xi_i, xi_j = slack[positive].max(), slack[~positive].max()
-                if not (xi_i > 0 and xi_j > 0 and xi_i + xi_j > 2):
-                    break
-                labels[[i, j]] = -labels[[i, j]]
-                self.n_swaps_ += 1
-            yield state(coef, intercept, labels, costs, index, iteration, "stage_end")
+                labels[pos], labels[neg] = -1.0, 1.0
+                self.n_swaps_ += pos.size
+            yield state(coef, intercept, decision_values, labels, costs, index, iteration,
+                        "stage_end")
             if hit_limit or (c_minus >= self.C_star_ and c_plus >= self.C_star_):
                 break
             c_minus = min(2 * c_minus, self.C_star_)
@@ -586,4 +663,4 @@ class LabelSwitchingTSVM(S3VMClassifier):
             warn_libsvm_cap(f"{self._capped_solves} of the SVM retrainings",
                             f"Smaller costs (C={self.C_:.3g}, C*={self.C_star_:.3g}) converge "
                             "faster.")
-        yield state(coef, intercept, labels, costs, index, iteration, "final")
+        yield state(coef, intercept, decision_values, labels, costs, index, iteration, "final")

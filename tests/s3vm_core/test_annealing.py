@@ -171,7 +171,8 @@ def test_squared_loss_f_step_is_the_closed_form_7():
     model._validate_params()
     model._setup(problem)
     p = np.random.default_rng(0).uniform(size=problem.n_unlabeled)
-    alpha, b, _ = model._f_step(np.zeros(80), p, problem)
+    alpha, b, f, converged = model._f_step(np.zeros(80), np.zeros(80), p, problem)
+    assert converged
     # alpha = (G + lam C)^{-1} Y with C = diag(l, ..., u/lam_u, ...) and Y = [y, 2p - 1]
     G = kernel_matrix(X, X, "rbf", 0.4)
     C = np.where(problem.labeled, problem.n_labeled, problem.n_unlabeled / lam_u)
@@ -180,6 +181,7 @@ def test_squared_loss_f_step_is_the_closed_form_7():
     np.testing.assert_allclose(alpha, np.linalg.solve(G + lam * np.diag(C), Y), rtol=1e-8,
                                atol=1e-10)
     assert b == 0.0
+    np.testing.assert_allclose(f, G @ alpha, atol=1e-10)
     # and it is a stationary point of (4)
     grad, _, _ = da_gradient(alpha, 0.0, p, G, problem.y, 1.0, lam, lam_u, "squared")
     assert np.linalg.norm(grad) < 1e-9
@@ -291,12 +293,21 @@ def test_balance_holds_and_p_is_in_the_callers_order(traced):
 
 
 def test_entropy_decreases_along_the_schedule_and_the_best_state_is_returned(traced):
-    model, _, _, _, states = traced
+    model, _, y_semi, F, states = traced
     entropy = [s.extras["entropy"] for s in states if s.event == "stage_end"]
     assert np.all(np.diff(entropy) <= 1e-9)
     assert entropy[0] > 10 and entropy[-1] < model.eps  # r u is an integer here
-    cost = [s.extras["expected_cost"] for s in states[1:-1]]
-    assert states[-1].extras["expected_cost"] == min(cost)  # §3: the minimum objective
+    # §3: the minimum of the objective of Eqn. 1 (each unlabeled point at its better label)
+    cost = [s.extras["effective_cost"] for s in states[1:-1]]
+    assert states[-1].extras["effective_cost"] == min(cost)
+    final, unlabeled = states[-1], y_semi == -1
+    f, alpha = final.train_decision, np.asarray(final.coef)
+    margins = np.where(y_semi == 1, 1, -1)[~unlabeled] * f[~unlabeled]
+    by_hand = (0.5 * model.lam * alpha @ F @ alpha + da_loss(margins, model.loss).mean()
+               + model.lam_u * np.minimum(da_loss(f[unlabeled], model.loss),
+                                          da_loss(-f[unlabeled], model.loss)).mean())
+    assert final.extras["effective_cost"] == pytest.approx(by_hand, rel=1e-9)
+
 
 
 def test_user_r_is_enforced_and_fractional_r_u_terminates():

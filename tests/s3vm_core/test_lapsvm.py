@@ -97,6 +97,23 @@ def test_pcg_reaches_the_newton_optimum():
     assert np.array_equal(newton.transduction_, y)
 
 
+def test_pcg_default_stop_fires_before_max_iter_at_newtons_decisions():
+    """With the defaults (gamma_A = 1e-6, the median-distance sigma) K is numerically
+    singular and PCG creeps: the default stop (mixed product at 1e-8 of its start) must still
+    end it before max_iter, on the decisions of Newton's optimum."""
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(n_samples=1000, noise=0.1, random_state=0)
+    yl = pick_labeled(y, 2, random_state=0)
+    newton = LapSVM().fit(X, yl)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        pcg = LapSVM(solver="pcg").fit(X, yl)
+    assert pcg.stopped_by_ == "converged" and pcg.n_iter_ < pcg.max_iter
+    np.testing.assert_allclose(pcg.decision_function(X), newton.decision_function(X),
+                               atol=1e-4)
+
+
 def test_newton_converges_in_few_steps_on_g50c():
     from toy_data import g50c, pick_labeled
 

@@ -2,13 +2,14 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import check_grad
 from sklearn.datasets import make_moons
 from threadpoolctl import threadpool_limits
 
 from s3vm_core.kernels import kernel_matrix
 from s3vm_core.problem import make_problem
-from s3vm_core.solvers.primal import PrimalMap, s3vm_objective
+from s3vm_core.solvers.primal import CentredRows, PrimalMap, s3vm_objective
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -43,14 +44,40 @@ def test_map_reproduces_centred_kernel_and_balance(kernel):
         K = kernel_matrix(X, X, kernel, 0.5, 2, 1.0)
         H = np.eye(len(X)) - np.outer(np.ones(len(X)), unl) / unl.sum()
         K_c = H @ K @ H.T
-    np.testing.assert_allclose(pm.Z @ pm.Z.T, K_c, atol=1e-8)
+    Z = _dense(pm.Z)
+    np.testing.assert_allclose(Z @ Z.T, K_c, atol=1e-8)
     # The out-of-sample map agrees with the training coordinates.
-    np.testing.assert_allclose(pm.transform(X), pm.Z, atol=1e-7)
+    np.testing.assert_allclose(_dense(pm.transform(X)), Z, atol=1e-7)
     # Balancing constraint (3): mean unlabeled output equals the mean labeled label, any w.
     w = np.random.default_rng(1).normal(size=pm.Z.shape[1])
     f = pm.Z @ w + pm.bias
     assert pm.bias == pytest.approx(problem.y[problem.labeled].mean())
     assert f[unl].mean() == pytest.approx(pm.bias, abs=1e-9)
+    # features() @ coef + intercept is the same decision function
+    coef, intercept = pm.decision_parts(w)
+    np.testing.assert_allclose(pm.features(X) @ coef + intercept, f, atol=1e-10)
+
+
+def _dense(Z):
+    """The linear kernel's coordinates are CentredRows (never formed for sparse data)."""
+    return Z.toarray() if isinstance(Z, CentredRows) else Z
+
+
+def test_centred_rows_of_sparse_data_act_as_the_centred_matrix():
+    rng = np.random.default_rng(5)
+    X = sp.random(30, 12, density=0.3, format="csr", random_state=rng)
+    shift, scale = rng.normal(size=12), rng.uniform(0.5, 2.0, size=30)
+    Z = CentredRows(X, shift, scale)
+    dense = scale[:, None] * (X.toarray() - shift)
+    v, u, V = rng.normal(size=12), rng.normal(size=30), rng.normal(size=(12, 3))
+    np.testing.assert_allclose(Z @ v, dense @ v, atol=1e-12)
+    np.testing.assert_allclose(Z @ V, dense @ V, atol=1e-12)
+    np.testing.assert_allclose(Z.T @ u, dense.T @ u, atol=1e-12)
+    np.testing.assert_allclose(Z.row_norms(), np.linalg.norm(dense, axis=1), atol=1e-12)
+    rows = np.array([3, 7, 8])
+    np.testing.assert_allclose(Z.rows(rows, np.full(3, 2.0)).toarray(), 2 * dense[rows],
+                               atol=1e-12)
+    assert sp.issparse(Z.X)  # nothing was densified
 
 
 def test_rank_deficient_kernel_keeps_only_its_span():

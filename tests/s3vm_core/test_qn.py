@@ -270,6 +270,23 @@ def test_trace_follows_algorithm_1_and_the_state_contract(moons, params):
     assert set(final.extras) == {"labeled_loss", "unlabeled_loss"}
 
 
+def test_the_papers_gradient_rule_ends_each_stage_and_ftol_only_shortens_it(moons):
+    """§3.2: a stage iterates while the gradient is larger than eps. With ftol = 0 nothing
+    else stops it, so every stage ends with a small gradient; the reference's ftol (default)
+    stops earlier, on the same model."""
+    X, y, labels = moons
+    tol = 1e-6
+    exact = QNS3VM(sigma=0.3, tol=tol, ftol=0.0, max_iter=5000)
+    states = list(exact.trace(X, labels))
+    n_params = X.shape[0]
+    for end in (s for s in states if s.event == "stage_end"):
+        assert end.grad_norm <= np.sqrt(n_params) * tol  # the largest entry is <= tol
+    default = QNS3VM(sigma=0.3, tol=tol).fit(X, labels)
+    assert default.n_iter_ < exact.n_iter_
+    unlabeled = labels == -1
+    assert np.mean(default.transduction_[unlabeled] != exact.transduction_[unlabeled]) <= 0.01
+
+
 def test_every_thins_only_iterations(moons):
     X, _, labels = moons
     full = list(QNS3VM(sigma=0.3).trace(X, labels))
