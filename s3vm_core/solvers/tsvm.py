@@ -157,7 +157,7 @@ class GradientTSVM(S3VMClassifier):
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
-        n, landmarks = len(X), None
+        n, landmarks = X.shape[0], None  # X may be scipy.sparse (linear kernel)
         if self.n_components is not None and self.n_components < n and self.kernel != "linear":
             landmarks = select_landmarks(n, self.n_components, LANDMARK_SEED)
         self.map_ = PrimalMap.fit(X, problem, kernel=self.kernel, sigma_=self.sigma_,

