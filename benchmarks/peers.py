@@ -312,6 +312,33 @@ def qn_row(qns3vm, work: str, n: int, landmarks: int | None, kernel: str, repeat
     return row
 
 
+def qn_error_draws(qns3vm, n: int, draws: int) -> None:
+    """The full expansion's unlabeled error on ``draws`` moons of size n, each with its own
+    labels (draw k: data and labels random_state=k, qns3vm.py's random.Random(k)), and the
+    medians: one draw's local minimum says little about either program."""
+    ours, theirs = [], []
+    for draw in range(draws):
+        X, y = two_moons(n_samples=n, noise=0.1, random_state=draw)
+        labels = pick_labeled(y, 5, random_state=draw)
+        labeled = labels != -1
+        L_l = [1 if v == 1 else -1 for v in y[labeled]]
+        with threadpool_limits(limits=1, user_api="blas"):
+            model = QNS3VM(lam=QN_LAM, lam_u=QN_LAM_U, sigma=QN_SIGMA, kernel="rbf",
+                           alphas=QN_ALPHAS).fit(X, labels)
+            peer = qns3vm.QN_S3VM(X[labeled].tolist(), L_l, X[~labeled].tolist(),
+                                  random.Random(draw), lam=QN_LAM, lamU=QN_LAM_U,
+                                  sigma=QN_SIGMA, kernel_type="RBF",
+                                  estimate_r=float(np.mean(L_l)))
+            peer.train()
+        ours.append(_error(model.decision_function(X), y, labels))
+        predictions = np.array(peer.getPredictions(X[~labeled].tolist()))
+        theirs.append(float(np.mean((predictions > 0) != (y[~labeled] == 1))))
+        print(f"draw {draw}: ours {100 * ours[-1]:.2f}%, qns3vm.py {100 * theirs[-1]:.2f}%",
+              flush=True)
+    print(f"median over {draws} draws: ours {100 * np.median(ours):.2f}%, "
+          f"qns3vm.py {100 * np.median(theirs):.2f}%")
+
+
 def qn_rows(qns3vm, quick: bool, repeats: int) -> list[Row]:
     cases = [("QN-S3VM, RBF, full expansion, moons n = {n}", n, None, "rbf")
              for n in ((1000,) if quick else (1000, 4000))]
@@ -452,7 +479,16 @@ def main(argv=None) -> None:
     parser.add_argument("--only", choices=("svmlin", "qns3vm", "lapsvm"),
                         help="run these rows only (printed, not written: the table in "
                              "docs/benchmarks.md stays whole)")
+    parser.add_argument("--error-draws", type=int, metavar="K",
+                        help="only QN-S3VM's full expansion at n = 4,000 on K draws of data "
+                             "and labels, with each program's median error")
     args = parser.parse_args(argv)
+    if args.error_draws:
+        if (qns3vm := import_qns3vm()) is None:
+            print(f"Skipped: qns3vm.py is not in {PEERS / 'qns3vm'}.")
+        else:
+            qn_error_draws(qns3vm, 4000, args.error_draws)
+        return
     wanted = {args.only} if args.only else {"svmlin", "qns3vm", "lapsvm"}
     started = time.perf_counter()
     skipped, rows = [], []
