@@ -116,6 +116,12 @@ st.caption(
     "trained on the labeled points alone, draw by draw: negative means the unlabeled data "
     "helped."
 )
+scaled = {titles.get(r["solver"], r["solver"]): r["form"] for r in rows
+          if r.get("form", "exact") != "exact"}
+if scaled:
+    st.caption(f"Scalable forms: at {len(X):,} points " + "; ".join(
+        f"{title} ran on {form}" for title, form in scaled.items()) +
+        ", as the Watch page runs them (the exact methods' O(n³) steps take minutes here).")
 failures = [r for r in rows if r["error"]]
 if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "

@@ -177,14 +177,17 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
     ``preset`` is ``ui.presets.PAPER`` or ``DEFAULT`` for every solver, or ``BOTH``: a solver
     with a preset as in the paper on this data set then runs twice, as ``"<solver>:paper"``
     and ``"<solver>:default"``. The supervised baseline runs once, as in the paper unless
-    ``preset`` is ``DEFAULT``."""
+    ``preset`` is ``DEFAULT``. Above the app's size for it a solver runs its scalable form
+    (``ui.widgets.run_form``), and each row's ``"form"`` says which form ran ("exact" or the
+    scalable form's description)."""
     from ui.comparison import BASELINE, compare_solvers
     from ui.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params
+    from ui.widgets import SOLVERS, run_form
 
     X, y_true, _ = build_dataset(*data)
     dataset = data[0]
     single = PAPER if preset == BOTH else preset
-    names, runs = [], {}
+    names, runs, forms = [], {}, {}
     params = {BASELINE: preset_params(dataset, BASELINE, single)}
     for solver in solvers:
         twice = preset == BOTH and paper_preset(dataset, solver) is not None
@@ -192,7 +195,12 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
             run = f"{solver}:{name}" if twice else solver
             names.append(run)
             runs[run] = solver
-            params[run] = preset_params(dataset, solver, name)
-    return compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
+            # above the app's size for it, a solver runs its scalable form, as on Watch
+            params[run], note = run_form(solver, len(X), preset_params(dataset, solver, name))
+            forms[run] = "exact" if note is None else SOLVERS[solver].scalable.what
+    rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=data[3], params=params, runs=runs, progress=progress,
                            scheduler=scheduler)
+    for row in rows:
+        row["form"] = forms.get(row["solver"], "exact")
+    return rows

@@ -87,7 +87,7 @@ def shown(value, width: int = 40) -> str:
 
 @dataclass(frozen=True)
 class ScalableForm:
-    """The method's own scalable form, which the Watch page runs above ``above`` points.
+    """The method's own scalable form, which the app runs above ``above`` points.
 
     ``params`` are estimator parameters (beyond the form's) that select it; ``what`` names it
     in the sentence the page shows near the film (``run_form``).

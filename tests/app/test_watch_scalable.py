@@ -40,3 +40,19 @@ def test_at_the_default_size_the_exact_method_runs_without_a_note(app):
     # a solver without a scalable form runs exactly at any size
     assert SOLVERS["LapSVM"].scalable is None
     assert notes(watch(at, "LapSVM", SCALABLE_ABOVE + 100)) == []
+
+
+def test_compare_runs_the_scalable_forms_above_the_size_and_says_so(app):
+    at = app.run()
+    at.sidebar.number_input(key=state.N_SAMPLES).set_value(SCALABLE_ABOVE + 100).run()
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key=state.COMPARE_SOLVERS).set_value(["GraphKernelSVM", "QNS3VM"])
+    at.number_input(key=state.COMPARE_DRAWS).set_value(1)
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    forms = {r["solver"]: r["form"] for r in at.session_state[state.COMPARE_RESULTS]["rows"]}
+    assert "nearest-neighbour graph" in forms["GraphKernelSVM"]
+    assert forms["QNS3VM"] == forms["SVMBaseline"] == "exact"
+    (note,) = [c.value for c in at.caption if c.value.startswith("Scalable forms")]
+    assert f"{SCALABLE_ABOVE + 100:,} points" in note
+    assert f"{SOLVERS['GraphKernelSVM'].title} ran on" in note and "QN" not in note
