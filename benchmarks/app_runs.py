@@ -1,10 +1,12 @@
 """A Watch page run of every solver at the app's largest size, without the browser.
 
-    python -m benchmarks.app_runs [--n 2000] [--repeats 3] [--budget 120]
+    python -m benchmarks.app_runs [--n 2000] [--repeats 3] [--budget 120] [--preset paper]
 
-For each solver of the app (``ui.widgets.SOLVERS``) with the parameters of a fresh form, on the
-app's default data (two moons, noise 0.1, seed 0, one label per class, as ``ui.state.labels``
-picks them), it times what the Watch page's child process does between Run and the film:
+For each solver of the app (``ui.widgets.SOLVERS``) with the parameters a fresh form opens on
+(``--preset paper``: the preset as in the paper where the data set has one, as the Watch page
+opens; ``--preset default``: the generic defaults), on the app's default data (two moons,
+noise 0.1, seed 0, one label per class, as ``ui.state.labels`` picks them), it times what
+the Watch page's child process does between Run and the film:
 ``ui.work.trace_work`` — data, the solver's whole trace, the display grid's features, the
 previews and the frames' decisions — in a process of its own (one BLAS thread, as the app's
 children compete for two cores), ended at ``--budget`` seconds. The browser's share (drawing
@@ -39,17 +41,19 @@ class _Pipe:
         return False
 
 
-def _one_run(data, solver, queue):
+def _one_run(data, solver, preset, queue):
     from threadpoolctl import threadpool_limits
 
     from toy_data import pick_labeled
     from ui.comparison import unlabeled_error
+    from ui.presets import preset_params
     from ui.widgets import SOLVERS, run_form
     from ui.work import build_dataset, trace_work
 
     _, y, _ = build_dataset(*data)
     labels = pick_labeled(y, 1, random_state=data[3])
     params = {p.name: p.default for p in SOLVERS[solver].params}
+    params.update(preset_params(data[0], solver, preset))
     run_params, note = run_form(solver, len(y), params)
     pipe = _Pipe()
     with threadpool_limits(1):
@@ -62,11 +66,11 @@ def _one_run(data, solver, queue):
     queue.put((seconds, len(states), error, note or "exact"))
 
 
-def measure(data, solver, budget: float):
+def measure(data, solver, preset: str, budget: float):
     """``(seconds, states, unlabeled error, form)`` of one run; seconds is inf past the budget."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_one_run, args=(data, solver, queue))
+    process = context.Process(target=_one_run, args=(data, solver, preset, queue))
     process.start()
     process.join(budget)
     if process.is_alive():
@@ -83,6 +87,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=MOONS[1])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=120.0)
+    parser.add_argument("--preset", choices=("paper", "default"), default="paper")
     parser.add_argument("--solvers", nargs="+", default=list(SOLVERS), choices=list(SOLVERS))
     args = parser.parse_args(argv)
     data = (MOONS[0], args.n, MOONS[2], MOONS[3])
@@ -91,7 +96,7 @@ def main(argv=None):
         for solver in args.solvers:
             if results[solver] and results[solver][-1][0] == float("inf"):
                 continue  # out of its budget once: not again
-            results[solver].append(measure(data, solver, args.budget))
+            results[solver].append(measure(data, solver, args.preset, args.budget))
     print(f"\n| solver (n = {args.n}) | Run -> frames, median s | states | unlabeled error, % "
           "| form that ran |\n|---|---|---|---|---|")
     for solver, rows in results.items():
