@@ -128,25 +128,28 @@ def _design(K):
 
 
 def _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f):
-    """``J_T`` of eq. (4) and its gradient in ``alpha`` at outputs ``f`` (computed once)."""
+    """``J_T`` of eq. (4), its gradient in ``alpha`` and in the intercept at outputs ``f``
+    (computed once), and ``||f||^2``."""
     c_plus, c_minus = label_weights(y, p, lam_u)
     penalty_gradient = design.penalty_gradient(alpha)
-    value = 0.5 * lam * alpha @ penalty_gradient
+    norm_squared = float(alpha @ penalty_gradient)
+    value = 0.5 * lam * norm_squared
     value += c_plus @ da_loss(f, loss) + c_minus @ da_loss(-f, loss)
     n_unlabeled = p.size
     if n_unlabeled:
         value -= T / n_unlabeled * total_entropy(p)
     dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
     grad_alpha = lam * penalty_gradient + design.pullback(dloss)
-    return float(value), grad_alpha, float(dloss.sum())
+    return float(value), grad_alpha, float(dloss.sum()), norm_squared
 
 
-def effective_cost(alpha, design, y, f, lam, lam_u, loss) -> float:
+def effective_cost(norm_squared, y, f, lam, lam_u, loss) -> float:
     """Eqn. 1 as a continuous problem over f (§2): ``lam/2 ||f||^2 + 1/l sum_i V(y_i f_i)
     + lam_u/u sum_j V'(f_j)`` with the effective loss ``V'(t) = min(V(t), V(-t))`` of an
-    unlabeled point at its better label (``da_effective_loss`` at T = 0)."""
+    unlabeled point at its better label (``da_effective_loss`` at T = 0); ``norm_squared`` is
+    ``||f||^2`` (from ``_objective_and_gradient``, which has its product by K)."""
     labeled = y != 0
-    value = 0.5 * lam * float(alpha @ design.penalty_gradient(alpha))
+    value = 0.5 * lam * norm_squared
     if labeled.any():
         value += float(da_loss(y[labeled] * f[labeled], loss).mean())
     if not labeled.all():
@@ -176,7 +179,7 @@ def da_gradient(alpha, intercept, p, K, y, T, lam, lam_u, loss):
     """
     design = _design(K)
     f = design.decision(alpha) + intercept
-    _, grad_alpha, grad_intercept = _objective_and_gradient(
+    _, grad_alpha, grad_intercept, _ = _objective_and_gradient(
         alpha, intercept, p, design, y, T, lam, lam_u, loss, f)
     unlabeled = y == 0
     n_unlabeled = p.size
@@ -664,7 +667,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     def _record(self, state, problem, event, stage=0, T=None, iteration=0):
         T = self.T0 if T is None else T
         alpha, intercept, p, f = state["alpha"], state["intercept"], state["p"], state["f"]
-        objective, grad_alpha, _ = _objective_and_gradient(
+        objective, grad_alpha, _, norm_squared = _objective_and_gradient(
             alpha, intercept, p, self._design, problem.y, T, self.lam, self.lam_u, self.loss, f)
         n_unlabeled = max(p.size, 1)
         return SolverState(
@@ -674,6 +677,6 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             extras={"p": self._p_full(p, problem), "entropy": state["entropy"],
                     "kl": state["kl"], "nu": state["nu"],
                     "expected_cost": objective + T / n_unlabeled * state["entropy"],
-                    "effective_cost": effective_cost(alpha, self._design, problem.y, f,
+                    "effective_cost": effective_cost(norm_squared, problem.y, f,
                                                      self.lam, self.lam_u, self.loss)},
         )
