@@ -7,8 +7,8 @@ from toy_data import UNLABELED, pick_labeled
 from ui import state
 from ui.caching import current_data, display_grid
 from ui.figures import labeling_figure
-from ui.presets import paper_preset
-from ui.widgets import SOLVERS, Param, number_box, start_page
+from ui.presets import DEFAULT, PAPER
+from ui.widgets import SOLVERS, Param, current_preset, number_box, start_page
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
@@ -59,9 +59,9 @@ if message := state.take_error():
 counts = [int(np.sum(labels == c)) for c in (0, 1)]
 if min(counts) > 0:
     solver = st.session_state[state.SOLVER]
-    how = ("with its parameters as in the paper"
-           if paper_preset(st.session_state[state.DATASET], solver) is not None
-           else "with its default parameters")
+    how = {PAPER: "with its parameters as in the paper", DEFAULT: "with its default parameters",
+           None: "with the parameters you set"}[
+        current_preset(st.session_state[state.DATASET], solver)]
     next_step, go = st.columns([5, 1], vertical_alignment="center")
     next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
                    f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "

@@ -43,6 +43,10 @@ def test_a_first_visit_finds_the_data_ready_to_run_and_the_next_step(app):
     assert "DA (deterministic annealing)" in ready.value and "as in the paper" in ready.value
     (link,) = at.get("page_link")
     assert link.proto.label == "Open the Watch page" and "watch" in link.proto.page
+    # a form the user changed is not called the paper's
+    at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "lam")] = 0.5
+    at.run()
+    assert "with the parameters you set" in at.info[0].value
     # without a label of each class the line says what to do instead
     at.button(key=state.CLEAR_LABELS).click().run()
     assert "at least one point of each class" in at.info[0].value
