@@ -302,9 +302,10 @@ def job_controls(job: Job, key: tuple, note: str | None = None):
         if note:
             st.info(note)
 
-    shown = []
+    shown = None
 
     def show_status(live: Job) -> None:
+        nonlocal shown
         if live.status == QUEUED:
             ahead = live.ahead()
             text = (f"Waiting for a free solver process ({ahead} "
@@ -314,8 +315,8 @@ def job_controls(job: Job, key: tuple, note: str | None = None):
             if isinstance(live, TraceJob):
                 n = len(live.states)
                 text += f" · {n} state{'' if n == 1 else 's'} so far"
-        if shown != [text]:  # a message to the browser only when the line changes
-            shown[:] = [text]
+        if text != shown:  # a message to the browser only when the line changes
+            shown = text
             status.caption(text)
 
     return place, show_status

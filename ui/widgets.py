@@ -87,13 +87,12 @@ def shown(value, width: int = 40) -> str:
 
 @dataclass(frozen=True)
 class ScalableForm:
-    """The method's own scalable form, which the app runs above ``above`` points.
+    """The method's own scalable form, which the app runs above ``SCALABLE_ABOVE`` points.
 
     ``params`` are estimator parameters (beyond the form's) that select it; ``what`` names it
     in the sentence the page shows near the film (``run_form``).
     """
 
-    above: int
     params: tuple[tuple[str, object], ...]
     what: str
 
@@ -122,7 +121,7 @@ GRAPH_NEIGHBORS = 10
 MDS_COMPONENTS = 20
 
 _KERNEL_PCA_SUBSET = ScalableForm(
-    SCALABLE_ABOVE, (("n_components", PCA_POINTS),),
+    (("n_components", PCA_POINTS),),
     f"the kernel PCA of {PCA_POINTS} random points (cS3VM paper §5.2) instead of all points")
 _SPARSE_PATHS = f"ρ-path distances on the {GRAPH_NEIGHBORS}-nearest-neighbour graph"
 
@@ -173,15 +172,15 @@ SOLVERS: dict[str, Solver] = {
                "C*", (C_LDS, RHO, Param("delta", "δ", 0.1, "MDS threshold (6): keep components "
                                         "until λ_p ≤ δ λ_1 (§2.3.2: 0.1).", low=1e-3,
                                         high=0.999), C_STAR_LDS),
-               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True),
-                                             ("max_components", MDS_COMPONENTS)),
+               ScalableForm((("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True),
+                             ("max_components", MDS_COMPONENTS)),
                             f"{_SPARSE_PATHS} (§2.1) and the leading {MDS_COMPONENTS} MDS "
                             "components by a truncated eigensolver, instead of the full graph "
                             "and the full eigendecomposition")),
         Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
                "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
                "fit", (C_LDS, RHO, GRAPH_SIGMA),
-               ScalableForm(SCALABLE_ABOVE, (("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True)),
+               ScalableForm((("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True)),
                             f"{_SPARSE_PATHS} (§2.1) instead of the full graph")),
         Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
                "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",
@@ -613,12 +612,12 @@ def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:
     """The parameters solver ``name`` runs with on ``n_points`` points, and a sentence saying
     which form of the method ran and why when it is not the exact one (None otherwise).
 
-    Above its ``ScalableForm.above`` a solver with an O(n^3) step runs its scalable form; the
+    Above ``SCALABLE_ABOVE`` points a solver with an O(n^3) step runs its scalable form; the
     linear kernel has no n x n step, so it always runs exactly.
     """
     form = SOLVERS[name].scalable
-    if form is None or n_points <= form.above or params.get("kernel") == "linear":
+    if form is None or n_points <= SCALABLE_ABOVE or params.get("kernel") == "linear":
         return dict(params), None
     return {**params, **dict(form.params)}, (
-        f"Scalable form: at {n_points:,} points (more than {form.above:,}) this run used "
+        f"Scalable form: at {n_points:,} points (more than {SCALABLE_ABOVE:,}) this run used "
         f"{form.what}, so that the film is ready in seconds.")
