@@ -206,7 +206,7 @@ def qn_balance() -> None:
 
 @_measurement("da-hinge-bias")
 def da_hinge_bias() -> None:
-    """DA's f (6) has no bias; the hinge f-step (LIBSVM) adds an unregularized one."""
+    """DA's f (6) has no bias; the hinge f-step (an SVM) adds an unregularized one."""
     from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 
     X, y_true, y = _moons()
@@ -279,7 +279,7 @@ def lapsvm_newton_and_pcg() -> None:
     """LapSVM's Newton takes full steps; PCG converges by its own test. Same optimum.
 
     The paper asks for a line search in Newton's method (s = 1 here, as the authors' code by
-    default); PCG's own convergence test is the mixed product at 1e-10 of its start."""
+    default); PCG's own convergence test is the gradient norm at 1e-8 of its start."""
     from s3vm_core import LapSVM
     from toy_data import g50c, pick_labeled
 

@@ -99,7 +99,7 @@ def test_pcg_reaches_the_newton_optimum():
 
 def test_pcg_default_stop_fires_before_max_iter_at_newtons_decisions():
     """With the defaults (gamma_A = 1e-6, the median-distance sigma) K is numerically
-    singular and PCG creeps: the default stop (mixed product at 1e-8 of its start) must still
+    singular and PCG creeps: the default stop (gradient norm at 1e-8 of its start) must still
     end it before max_iter, on the decisions of Newton's optimum."""
     from toy_data import pick_labeled, two_moons
 
