@@ -21,11 +21,15 @@ def check_n_neighbors(n_neighbors: int, n: int) -> None:
 def knn_distance_graph(X, n_neighbors: int) -> sp.csr_matrix:
     """Symmetric k-NN graph weighted by Euclidean distances: i ~ j when either is among the
     other's ``n_neighbors`` nearest neighbours (LapSVM paper §2; LDS paper §2.1, footnote 1)."""
-    from sklearn.neighbors import kneighbors_graph
+    rows, cols, lengths = _knn_edges(X, n_neighbors)
+    return _edges_graph(rows, cols, lengths, X.shape[0])
 
-    check_n_neighbors(n_neighbors, X.shape[0])
-    G = kneighbors_graph(X, n_neighbors, mode="distance", include_self=False)
-    return G.maximum(G.T).tocsr()
+
+def _edges_graph(rows, cols, lengths, n: int) -> sp.csr_matrix:
+    """The graph of these edges, an edge of length 0 (coincident points) kept as an explicitly
+    stored zero, which scipy.sparse.csgraph reads as an edge (arithmetic on sparse matrices,
+    such as ``maximum``, would drop it)."""
+    return sp.csr_matrix((np.asarray(lengths, dtype=float), (rows, cols)), shape=(n, n))
 
 
 def _knn_edges(X, n_neighbors: int):
@@ -178,21 +182,24 @@ def bridge_pieces(G, X) -> sp.csr_matrix:
     from scipy.sparse.csgraph import connected_components
     from sklearn.metrics import pairwise_distances_argmin_min
 
-    G = sp.csr_matrix(G)
+    edges = sp.coo_matrix(G)
+    rows, cols, lengths = list(edges.row), list(edges.col), list(edges.data)
     while True:
+        G = _edges_graph(rows, cols, lengths, X.shape[0])
         n_pieces, piece = connected_components(G, directed=False)
         if n_pieces == 1:
             return G
-        rows, cols, lengths = [], [], []
+        bridges = {}  # two pieces may choose the same bridge: each is added once
         for c in range(n_pieces):
             inside, outside = np.flatnonzero(piece == c), np.flatnonzero(piece != c)
             nearest, gap = pairwise_distances_argmin_min(X[inside], X[outside])
             best = int(np.argmin(gap))
-            rows.append(inside[best])
-            cols.append(outside[nearest[best]])
-            lengths.append(gap[best])
-        bridges = sp.csr_matrix((lengths, (rows, cols)), shape=G.shape)
-        G = G.maximum(bridges).maximum(bridges.T).tocsr()
+            i, j = int(inside[best]), int(outside[nearest[best]])
+            bridges[min(i, j), max(i, j)] = float(gap[best])
+        for (i, j), length in bridges.items():
+            rows += [i, j]
+            cols += [j, i]
+            lengths += [length, length]
 
 
 def _path_graph(X, n_neighbors: int, bridge: bool) -> sp.csr_matrix:
@@ -216,7 +223,8 @@ def _minimax_distances(X, n_neighbors: int | None, bridge: bool = False) -> np.n
         # Non-edges get a length no spanning tree of the connected graph will use.
         big = 2.0 * float(G.data.max(initial=0.0)) + 1.0
         d = np.full((X.shape[0],) * 2, big)
-        d[G.nonzero()] = G.data
+        edges = G.tocoo()  # explicit zeros (coincident points) included
+        d[edges.row, edges.col] = edges.data
     d = 0.5 * (d + d.T)
     np.fill_diagonal(d, 0.0)
     return squareform(cophenet(linkage(squareform(d, checks=False), "single")))

@@ -631,7 +631,6 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         alpha, intercept, converged = self._hinge_dual.solve(c_plus, c_minus)
         if converged:
             return alpha, intercept, True
-        self.n_fallbacks_ = getattr(self, "n_fallbacks_", 0) + 1
         alpha, intercept, converged = weighted_svm(self._K, self.lam, c_plus, c_minus,
                                                    self._copies_cache)
         self._hinge_dual.seed(alpha * self.lam, c_plus, c_minus)

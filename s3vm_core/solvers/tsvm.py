@@ -55,12 +55,6 @@ N_C_STAR_STAGES = 11
 _JOACHIMS_C_STAR_START = 1e-5
 
 
-def _sample_default_C(kernel_of, n: int) -> float:
-    """§2.3.2 default ``C = 1 / s^2`` from the kernel matrix ``kernel_of(rows)`` of the
-    ``kernels.default_sample`` rows."""
-    return default_C(kernel_of(default_sample(n)))
-
-
 class GradientTSVM(S3VMClassifier):
     """∇TSVM: the TSVM objective (4) of the LDS paper minimized by gradient descent in the primal.
 
@@ -306,7 +300,7 @@ class LDS(GradientTSVM):
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
         if self.C is None:
-            self.C_ = _sample_default_C(lambda rows: E[rows] @ E[rows].T, len(E))
+            self.C_ = sample_default_C(E, "linear")
         else:
             self.C_ = float(self.C)
         self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)

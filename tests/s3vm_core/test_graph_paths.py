@@ -204,3 +204,14 @@ def test_too_many_points_for_the_path_matrix_are_refused_with_what_to_do(moons, 
         with pytest.raises(ValueError, match=r"120 x 120 path distance matrix .*\(n_neighbors "
                                              r"makes them faster, not smaller\): use fewer"):
             rho_path_distances(X, 2.0, n_neighbors=neighbors)
+
+
+@pytest.mark.parametrize("rho", [0.0, 1.0, np.inf])
+def test_coincident_points_keep_their_edge_and_bridged_pieces_join(rho):
+    """Two equal rows are joined by an edge of length 0: it must stay an edge of the k-NN
+    graph (else they fall into pieces of their own), and bridging the pieces must end."""
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    X[5] = X[0]
+    P = rho_path_distances(X, rho, n_neighbors=1, bridge=True)
+    assert np.all(np.isfinite(P)) and P[0, 5] == 0.0
+    assert np.count_nonzero(P == 0) == 6 + 2  # the diagonal and the twins only
