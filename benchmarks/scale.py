@@ -1,6 +1,7 @@
 """Speed and scale: fit time and peak memory of every solver against n, with growth exponents.
 
-For each solver and n (two moons, one label per class, BLAS on one thread) one whole fit is
+For each solver and n (two moons, one label per class, BLAS on one thread; the linear forms'
+rows on sparse text, ``benchmarks.sparse_text``, 25 labels per class) one whole fit is
 timed (median over ``--repeats``), its peak traced memory measured (``tracemalloc``: numpy
 registers its allocations there), and a profiled fit splits the time into the share spent in
 kernel-matrix products (``s3vm_core.kernels.kernel_matrix`` and its helpers, BLAS-bound
@@ -54,6 +55,16 @@ SOLVERS = {
     "LapSVM (PCG, stability)": {"estimator": "LapSVM", "sigma": 0.25, "solver": "pcg",
                                 "stopping": "stability"},
     "LapRLSC": {"estimator": "LapRLSC", "sigma": 0.25},
+    # the linear forms, on sparse text (a linear kernel on two moons teaches nothing)
+    "LapSVM (linear PCG, stability), text": {"estimator": "LapSVM", "kernel": "linear",
+                                             "solver": "pcg", "stopping": "stability",
+                                             "data": "text"},
+    "DA (squared loss, linear), text": {"estimator": "DeterministicAnnealingS3VM",
+                                        "kernel": "linear", "loss": "squared", "lam": 1e-3,
+                                        "data": "text"},
+    "DA (squared hinge, linear), text": {"estimator": "DeterministicAnnealingS3VM",
+                                         "kernel": "linear", "loss": "squared_hinge",
+                                         "lam": 1e-3, "data": "text"},
 }
 #: the smoke test's solvers (seconds in total)
 TINY = ["SVMBaseline", "GradientTSVM", "LapSVM (PCG, stability)"]
@@ -63,9 +74,16 @@ LINALG_WORDS = ("eigh", "eig", "cholesky", "cho_solve", "cho_factor", "solve", "
                 "inv", "fit", "libsvm", "qr")
 
 
-def _data(n):
+def _data(n, data="moons"):
+    """``(X, labels, y)``: two moons with one label per class, or sparse text (10,000 words,
+    25 labels per class) for the linear forms."""
     from toy_data import pick_labeled, two_moons
 
+    if data == "text":
+        from benchmarks.sparse_text import sparse_text_problem
+
+        X, y, labels = sparse_text_problem(n)
+        return X, labels, y
     X, y = two_moons(n_samples=n, noise=0.1, random_state=0)
     return X, pick_labeled(y, 1, random_state=0), y
 
@@ -75,7 +93,7 @@ def _fit(params, X, y):
 
     from benchmarks.sweep import _estimator
 
-    est = _estimator(params)
+    est = _estimator({k: v for k, v in params.items() if k != "data"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X, y)
@@ -102,7 +120,7 @@ def _shares(params, X, y):
 
 
 def measure(name, params, n, repeats):
-    X, y, truth = _data(n)
+    X, y, truth = _data(n, params.get("data", "moons"))
     for subset in ("n_landmarks", "n_components"):  # a subset of at most half the points
         if subset in params:
             params = {**params, subset: min(params[subset], n // 2)}
@@ -143,7 +161,7 @@ def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True):
     # Rows are appended as they are measured, so an interrupted run keeps what it measured.
     with threadpool_limits(1), (out / "results.jsonl").open("w") as log:
         for name in solvers:  # imports and first calls outside the timings
-            X, y, _ = _data(40)
+            X, y, _ = _data(100, SOLVERS[name].get("data", "moons"))
             _fit({k: v for k, v in SOLVERS[name].items()
                   if k not in ("n_components", "n_landmarks")}, X, y)
         for name in solvers:
@@ -218,7 +236,7 @@ def main(argv=None):
     solvers = args.solvers if size != "tiny" or args.solvers != list(SOLVERS) else TINY
     out = args.out or RESULTS_ROOT / ("scale" if size == "full" else f"scale_{size}")
     rows = run(sizes, solvers, repeats, max_seconds, out, progress=not args.no_progress)
-    print(f"\n### Fit time against n, two moons, one label per class ({size})\n")
+    print(f"\n### Fit time against n ({size})\n")
     print(table(rows))
     return rows
 

@@ -14,7 +14,7 @@ from ui.figures import (
     effective_loss_figure,
     soft_labels_figure,
 )
-from ui.widgets import preset_caption, preset_choice, require_both_classes, start_page
+from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)
@@ -48,8 +48,7 @@ middle.select_slider("λ (weight of ‖f‖²)", options=[1e-4, 1e-3, 1e-2, 1e-1
 right.multiselect("fixed temperatures to compare", FIXED_T, key=state.DA_FIXED_T,
                   format_func=lambda v: f"T = {v:g}",
                   help="Table 5 runs DA at T = 0.1, 0.01, 0.001 without annealing.")
-st.caption(preset_caption(dataset, "DeterministicAnnealingS3VM", preset,
-                          {"σ": sigma if sigma is not None else "the median distance"}))
+st.caption(sigma_caption(dataset, "DeterministicAnnealingS3VM", preset, sigma))
 
 lesson = st.empty()  # the verdict of section 4, filled in once it has run
 st.subheader("1 · The effective loss of an unlabeled point")

@@ -13,7 +13,7 @@ from ui.figures import (
     landscape_figure,
     objective_path_figure,
 )
-from ui.widgets import preset_caption, preset_choice, require_both_classes, start_page
+from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8
@@ -64,8 +64,7 @@ right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0
                     key=state.CONT_SPAN, help="How far the slice goes past its two ends "
                                               "(in units of the distance between them).")
 
-st.caption(preset_caption(dataset, "ContinuationS3VM", preset,
-                          {"σ": sigma if sigma is not None else "the median distance"}))
+st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma))
 
 require_both_classes(labels, "cS3VM")
 

@@ -7,7 +7,7 @@ from ui import lessons, state
 from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.widgets import preset_caption, preset_choice, require_both_classes, start_page
+from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
@@ -36,8 +36,7 @@ middle.select_slider("γ_I (weight of the intrinsic norm)", options=[0.01, 0.1, 
 right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=state.ES_N_VAL,
                     help="Unlabeled points whose true labels the validation check (Algorithm 3) "
                          "may see.")
-st.caption(preset_caption(dataset, "LapSVM", preset,
-                          {"σ": sigma if sigma is not None else "the median distance"}))
+st.caption(sigma_caption(dataset, "LapSVM", preset, sigma))
 
 require_both_classes(labels, "LapSVM")
 

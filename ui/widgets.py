@@ -421,6 +421,12 @@ def preset_caption(dataset: str, solver: str, chosen: str, shown_params: dict) -
     return f"{values}: the generic default."
 
 
+def sigma_caption(dataset: str, solver: str, chosen: str, sigma) -> str:
+    """``preset_caption`` of a teaching page, whose preset sets the RBF width σ."""
+    return preset_caption(dataset, solver, chosen,
+                          {"σ": sigma if sigma is not None else "the median distance"})
+
+
 def require_valid_parameters(name: str, values: dict, *more) -> None:
     """Stop the page before solver ``name`` runs when a parameter (or one of the ``(param,
     value)`` pairs ``more``) is outside what its box accepts, saying which and what is

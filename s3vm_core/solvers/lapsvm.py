@@ -18,6 +18,12 @@ Notation of the code: ``g`` is the preconditioned gradient ``grad_hat = P^{-1} g
 I_E (f - y) + gamma_A alpha + gamma_I L f``, and the gradient (9) is
 ``grad = (g_b, K g_alpha)``. The error vectors ``E`` are the labeled points with
 ``y_i f_i < 1`` (all labeled points for LapRLSC).
+
+With the linear kernel ``K = X X^T`` PCG never forms K: its one product per iteration is
+``X (X^T v)``, O(nnz(X)) instead of O(n^2) (§3.2.2: the cost falls with the number of non-zeros
+of K and L), so it runs on sparse data and at n where K would not fit in memory. The model is
+then the primal ``w = X^T alpha`` (DESIGN.md, "Sparse input"); Newton's and the direct solve's
+systems are n x n by nature (§3.1) and form K.
 """
 
 from __future__ import annotations
@@ -38,28 +44,27 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import check_n_neighbors, graph_laplacian, knn_adjacency
 from s3vm_core.losses import squared_hinge_line_search
-from s3vm_core.problem import check_finite, check_scale
+from s3vm_core.problem import check_dense_memory, check_finite, check_scale
 from s3vm_core.stopping import (
     CRITERIA,
-    DEFAULT_TOL,
     Progress,
     make_all_criteria,
     make_criterion,
 )
 from s3vm_core.trace import SolverState
 
-#: PCG has converged when the gradient norm ||grad|| of §4, relative to its value at t = 0,
-#: falls below this, or the exact line search returns s* = 0: the "grad_norm" criterion at its
-#: default threshold, the authors' lapsvmp value. The gradient (9) is (g_b, K g_hat_alpha), so
-#: it measures what a step can still change of f = K alpha + b; the preconditioned gradient
-#: norm also counts the part of g_hat in the numerical null space of an RBF K, which moves f by
-#: nothing and shrinks only at the rate gamma_A (§3.2 discusses the singular K). Measured on two
-#: moons (noise 0.1, defaults, docs/benchmarks.md): with 2 labels per class it fires after 583,
-#: 689 and 675 iterations at n = 2000, 4000 and 8000, with 1 label per class after 531, 749
-#: and 877, every time with Newton's error and decisions within 9e-6 of Newton's; the mixed
-#: product at the same 1e-8 took 728, 717, 1103 and 776, 973, 1084 iterations (past
-#: max_iter at n = 8000) for changes below 1e-6.
-_PCG_CONVERGED = DEFAULT_TOL["grad_norm"]
+#: PCG's own stop (``stopping=None``): it has converged when the gradient norm ||grad|| of §4,
+#: relative to its value at t = 0, falls below the "grad_norm" criterion's default threshold 1e-8
+#: (the authors' lapsvmp value), or the exact line search returns s* = 0. The gradient (9) is (g_b,
+#: K g_hat_alpha), so it measures what a step can still change of f = K alpha + b; the
+#: preconditioned gradient norm also counts the part of g_hat in the numerical null space of an RBF
+#: K, which moves f by nothing and shrinks only at the rate gamma_A (§3.2 discusses the singular K).
+#: Measured on two moons (noise 0.1, defaults, docs/benchmarks.md): with 2 labels per class it fires
+#: after 583, 689 and 675 iterations at n = 2000, 4000 and 8000, with 1 label per class after 531,
+#: 749 and 877, every time with Newton's error and decisions within 9e-6 of Newton's; the mixed
+#: product at the same 1e-8 took 728, 717, 1103 and 776, 973, 1084 iterations (past max_iter at n =
+#: 8000) for changes below 1e-6.
+_PCG_CONVERGED = "grad_norm"
 
 
 # -- the objective (7), its gradient (9) and generalized Hessian -----------------------------
@@ -201,7 +206,7 @@ class _PCGState(NamedTuple):
 
 
 class _Problem(NamedTuple):
-    K: np.ndarray
+    K: object                # ndarray, or _LinearKernel (PCG with the linear kernel)
     L: object                # scipy.sparse matrix
     y: np.ndarray            # float, 0 for unlabeled
     labeled: np.ndarray
@@ -209,6 +214,16 @@ class _Problem(NamedTuple):
     gamma_I: float
     hinge: bool
     ell: np.ndarray          # L 1 (zero for the Laplacian D - W)
+
+
+class _LinearKernel:
+    """``K = X X^T`` of the linear kernel, never formed: ``K @ v`` is ``X (X^T v)``."""
+
+    def __init__(self, X):
+        self.X = X
+
+    def __matmul__(self, v) -> np.ndarray:
+        return np.asarray(self.X @ (self.X.T @ v)).ravel()
 
 
 def _symmetric_product(K, v) -> np.ndarray:
@@ -219,6 +234,8 @@ def _symmetric_product(K, v) -> np.ndarray:
     against 10.3 ms for ``K @ v``. A C-ordered K is passed as its transpose, the same matrix in
     Fortran order, so nothing is copied.
     """
+    if not isinstance(K, np.ndarray):
+        return K @ v
     F = K.T if K.flags.c_contiguous else K
     if not F.flags.f_contiguous or F.dtype != np.float64:
         return K @ v
@@ -307,7 +324,6 @@ class _LaplacianKernelMachine(S3VMClassifier):
     """Shared by LapSVM and LapRLSC: kernel, graph Laplacian, validation set, PCG trace."""
 
     _hinge = True
-    _sparse_kernels = ()  # the expansion spans every training point, also for a linear kernel
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -321,11 +337,18 @@ class _LaplacianKernelMachine(S3VMClassifier):
                 "Pass one to fit/trace: fit(X, y, X_val=..., y_val=...), or choose "
                 "stopping='stability'."
             )
+        self._primal = self.kernel == "linear"
+        implicit = self._primal and self.solver == "pcg"
+        if not implicit:
+            n = X.shape[0]
+            check_dense_memory(n, n, advice=(
+                "Use fewer points, or kernel='linear' with solver='pcg', which never forms "
+                "the kernel matrix."))
         self._fit_kernel(X)
-        self._K = self._kernel(X)
+        self._K = _LinearKernel(X) if implicit else self._kernel(X)
         W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma)
         self.laplacian_ = graph_laplacian(W, normalized=self.normalized, p=self.p)
-        self._K_val = None if X_val is None else self._kernel(self._X_val)
+        self._val_features = None if X_val is None else self._features(self._X_val)
 
     def _check_validation(self, X_val, y_val, n_features, classes):
         if (X_val is None) != (y_val is None):
@@ -335,7 +358,8 @@ class _LaplacianKernelMachine(S3VMClassifier):
         if X_val is None:
             self._X_val = self._y_val = None
             return
-        X_val = check_array(X_val, dtype=np.float64)
+        X_val = check_array(X_val, dtype=np.float64,
+                            accept_sparse="csr" if self.kernel == "linear" else False)
         check_finite(X_val, "X_val")
         check_scale(X_val, "X_val", training=False)
         y_val = np.asarray(y_val)
@@ -360,7 +384,11 @@ class _LaplacianKernelMachine(S3VMClassifier):
         self._y_val = np.where(y_val == classes[1], 1.0, -1.0)
 
     def _features(self, X):
-        return self._kernel(X)
+        return X if self._primal else self._kernel(X)
+
+    def _coef(self, alpha) -> np.ndarray:
+        """The state's coefficients over ``features``: alpha, or the primal ``w = X^T alpha``."""
+        return np.asarray(self.X_fit_.T @ alpha).ravel() if self._primal else alpha
 
     def _problem(self, problem) -> _Problem:
         y = problem.y.astype(float)
@@ -369,9 +397,10 @@ class _LaplacianKernelMachine(S3VMClassifier):
                         float(self.gamma_I), self._hinge, ell)
 
     def _validation_error(self, alpha, b) -> float:
-        if self._K_val is None:
+        if self._val_features is None:
             return math.nan
-        return float(np.mean(np.sign(self._K_val @ alpha + b) != self._y_val))
+        decision = self._val_features @ self._coef(alpha) + b
+        return float(np.mean(np.sign(decision) != self._y_val))
 
     # -- the direct / Newton solution ---------------------------------------------------------
 
@@ -416,7 +445,8 @@ class _LaplacianKernelMachine(S3VMClassifier):
             "validation_error": self._validation_error(alpha, b),
         }
         return SolverState(
-            stage=stage, iteration=t, event=event, coef=alpha, intercept=b, objective=objective,
+            stage=stage, iteration=t, event=event, coef=self._coef(alpha), intercept=b,
+            objective=objective,
             grad_norm=float(np.linalg.norm(grad)), train_decision=decision, extras=extras,
         )
 
@@ -431,6 +461,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
         chosen = (None if self.stopping is None else
                   make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
                                  n_validation=n_val))
+        converged = make_criterion(_PCG_CONVERGED, n=n)
         unlabeled = ~pb.labeled
         self.stop_iterations_ = dict.fromkeys(recorded)
         self.stopped_by_ = "max_iter"
@@ -438,7 +469,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
         st = _pcg_init(pb)
         progress = self._progress(pb, st, unlabeled)
         first = progress
-        for criterion in [*recorded.values(), *([chosen] if chosen else [])]:
+        for criterion in [*recorded.values(), converged, *([chosen] if chosen else [])]:
             criterion.start(progress)
         extras = self._pcg_extras(st, progress, first, math.nan, {}, recorded,
                                   int(pb.labeled.sum()))
@@ -457,8 +488,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
                     self.stop_iterations_[name] = st.t
             if chosen is not None and chosen.check(progress)[1]:
                 stop, self.stopped_by_ = True, self.stopping
-            elif st.step_size == 0.0 or (
-                    progress.grad_norm <= _PCG_CONVERGED * first.grad_norm):
+            elif st.step_size == 0.0 or converged.check(progress)[1]:
                 stop, self.stopped_by_ = True, "converged"
             n_error_vectors = _error_set(st.Kalpha + st.b, pb.y, pb.hinge).sum()
             extras = self._pcg_extras(st, progress, first, previous_objective, flags, recorded,
@@ -510,7 +540,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
 
     def _pcg_state(self, st, progress, extras, event):
         return SolverState(
-            stage="pcg", iteration=st.t, event=event, coef=st.alpha, intercept=st.b,
+            stage="pcg", iteration=st.t, event=event, coef=self._coef(st.alpha), intercept=st.b,
             objective=progress.objective, grad_norm=progress.grad_norm,
             train_decision=st.Kalpha + st.b, extras=extras,
         )
@@ -530,6 +560,8 @@ _PARAMETERS_DOC = """
         Weight of the intrinsic norm ``f^T L f`` (1), ``f = K alpha + b`` (never forming L K
         in PCG).
     kernel : {"rbf", "linear", "poly"}, default="rbf"
+        With ``"linear"`` the input may be scipy.sparse CSR, and ``solver="pcg"`` never forms
+        the n x n kernel matrix (one ``X (X^T v)`` per iteration).
     sigma : float or None, default=None
         RBF width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))`` (§6.3); ``None`` takes the
         median pairwise distance (LDS paper §2.3.2 with c = 2, the project's default).
@@ -576,8 +608,9 @@ _PCG_DOC = """
     Trace
     -----
     Stage ``"pcg"``: an "init" state at z = 0, one "iter" state per PCG iteration, then
-    "stage_end" and "final" (the last iterate). ``features(X) = k(X, X_train)``,
-    ``coef = alpha``, ``intercept = b``; ``objective`` is (7), ``grad_norm`` is ``||grad||``.
+    "stage_end" and "final" (the last iterate). ``features(X) = k(X, X_train)`` and
+    ``coef = alpha`` (with the linear kernel ``features(X) = X`` and ``coef = w = X^T alpha``),
+    ``intercept = b``; ``objective`` is (7), ``grad_norm`` is ``||grad||``.
     ``extras`` of every PCG state (values "normalized" are divided by their t = 0 value, as in
     Figures 4, 13 and 14):
 
@@ -598,8 +631,9 @@ _PCG_DOC = """
 _ATTRIBUTES_DOC = """
     Attributes
     ----------
-    coef_ : ndarray of shape (n_samples,)
-        The expansion coefficients alpha of (3) over the training points.
+    coef_ : ndarray of shape (n_samples,) or (n_features,)
+        The expansion coefficients alpha of (3) over the training points; with the linear
+        kernel the primal weights ``w = X^T alpha``.
     intercept_ : float
         The bias b.
     laplacian_ : scipy.sparse.csr_matrix

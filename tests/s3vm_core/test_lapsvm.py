@@ -187,7 +187,9 @@ def test_validation_check_stops_pcg_with_a_validation_set():
 
 
 @pytest.mark.parametrize("estimator", [LapSVM(**MOONS), LapSVM(solver="pcg", **MOONS),
-                                       LapRLSC(**MOONS), LapRLSC(solver="pcg", **MOONS)])
+                                       LapRLSC(**MOONS), LapRLSC(solver="pcg", **MOONS),
+                                       LapSVM(kernel="linear"),
+                                       LapSVM(kernel="linear", solver="pcg")])
 def test_trace_states_are_linear_in_the_features(estimator):
     X, y, yl = moons(n=120)
     Xv, yv, _ = moons(seed=7, n=20)
@@ -235,6 +237,19 @@ def test_bad_input_is_explained(params, message):
     X, y, yl = moons(n=100)
     with pytest.raises(ValueError, match=message):
         LapSVM(**params).fit(X, yl)
+
+
+@pytest.mark.parametrize("solver", ["newton", "pcg"])
+def test_a_kernel_matrix_too_large_is_refused_before_it_is_built(monkeypatch, solver):
+    from s3vm_core import problem
+
+    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 90 * 90)  # no 100 x 100 matrix
+    X, y, yl = moons(n=100)
+    way_out = "kernel='linear' with solver='pcg'"
+    with pytest.raises(ValueError, match=f"100 x 100 kernel matrix.*{way_out}"):
+        LapSVM(solver=solver).fit(X, yl)
+    model = LapSVM(kernel="linear", solver="pcg", gamma_A=0.1).fit(X, yl)  # never forms K
+    assert model.coef_.shape == (2,)
 
 
 def test_validation_labels_must_be_training_classes():

@@ -58,9 +58,7 @@ def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     np.testing.assert_allclose(run.point_decisions[-1], states[-1].train_decision, rtol=1e-5,
                                atol=1e-5)
     assert 0 < run.seconds < wall  # the solver's time, not the wait for the page
-    again = time.perf_counter()
     assert caching.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
-    assert time.perf_counter() - again < 0.5
 
 
 def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
