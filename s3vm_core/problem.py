@@ -198,20 +198,27 @@ def check_distinct(X) -> None:
         )
 
 
-def check_dense_memory(n_rows: int, n_cols: int, what: str = "kernel matrix",
-                       advice: str | None = None) -> None:
-    """Refuse to allocate a dense float64 ``n_rows x n_cols`` matrix beyond ``MAX_DENSE_BYTES``.
+_COUNT_WORDS = {2: "Two", 3: "Three", 4: "Four"}
 
-    The estimate (rows x columns x 8 bytes) is made before anything is allocated. ``advice``
-    replaces the general way out (fewer points, or an option that avoids the matrix).
+
+def check_dense_memory(n_rows: int, n_cols: int, what: str = "kernel matrix",
+                       advice: str | None = None, count: int = 1) -> None:
+    """Refuse to allocate ``count`` dense float64 ``n_rows x n_cols`` matrices (held at once)
+    beyond ``MAX_DENSE_BYTES``.
+
+    The estimate (rows x columns x 8 bytes each) is made before anything is allocated.
+    ``advice`` replaces the general way out (fewer points, or an option that avoids the matrix).
     """
-    needed = 8 * int(n_rows) * int(n_cols)
+    needed = 8 * int(count) * int(n_rows) * int(n_cols)
     if needed > MAX_DENSE_BYTES:
         advice = advice or ("Use fewer points, or a solver option that avoids the full matrix "
                             "(n_landmarks, n_components, a linear kernel).")
+        subject = (f"A {n_rows} x {n_cols} {what} needs" if count == 1 else
+                   f"{_COUNT_WORDS.get(count, count)} {n_rows} x {n_cols} matrices ({what}) "
+                   "need")
         raise ValueError(
-            f"A {n_rows} x {n_cols} {what} needs {needed / 2**30:.1f} GiB of memory, more than "
-            f"the {MAX_DENSE_BYTES / 2**30:.0f} GiB allowed. {advice}"
+            f"{subject} {needed / 2**30:.1f} GiB of memory, more than the "
+            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB allowed. {advice}"
         )
 
 

@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, iteration_limit
+from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import (
     DA_LOSSES,
     da_effective_loss,
@@ -94,15 +95,13 @@ class KernelDesign:
         self.K = K
 
     def decision(self, coef) -> np.ndarray:
-        return self.K @ coef
+        return symmetric_product(self.K, coef)
 
-    def penalty_gradient(self, coef) -> np.ndarray:
-        """Gradient of ``||f||^2 / 2`` in the coefficients."""
-        return self.K @ coef
-
-    def pullback(self, v) -> np.ndarray:
-        """Gradient in the coefficients of ``sum_i v_i f(x_i)``."""
-        return self.K @ v
+    def norm_and_gradient(self, coef, products, lam, v):
+        """``||f||^2`` and the gradient in the coefficients of ``lam/2 ||f||^2 + sum_i v_i f_i``,
+        given ``products = decision(coef)`` (at hand with the outputs): ``alpha^T K alpha`` and
+        ``K (lam alpha + v)``, one product by K where the two terms apart took two."""
+        return float(coef @ products), symmetric_product(self.K, lam * coef + v)
 
 
 class LinearDesign:
@@ -115,11 +114,9 @@ class LinearDesign:
     def decision(self, coef) -> np.ndarray:
         return decision(self.X, coef)
 
-    def penalty_gradient(self, coef) -> np.ndarray:
-        return coef
-
-    def pullback(self, v) -> np.ndarray:
-        return np.asarray(self.X.T @ v, dtype=float).ravel()
+    def norm_and_gradient(self, coef, products, lam, v):
+        """As ``KernelDesign.norm_and_gradient``: ``||w||^2`` and ``lam w + X^T v``."""
+        return float(coef @ coef), lam * coef + np.asarray(self.X.T @ v, dtype=float).ravel()
 
 
 def _design(K):
@@ -128,18 +125,17 @@ def _design(K):
 
 
 def _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f):
-    """``J_T`` of eq. (4), its gradient in ``alpha`` and in the intercept at outputs ``f``
-    (computed once), and ``||f||^2``."""
+    """``J_T`` of eq. (4), its gradient in ``alpha`` and in the intercept at the outputs
+    ``f = design.decision(alpha) + intercept`` (computed once, by the caller), and
+    ``||f||^2``."""
     c_plus, c_minus = label_weights(y, p, lam_u)
-    penalty_gradient = design.penalty_gradient(alpha)
-    norm_squared = float(alpha @ penalty_gradient)
+    dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
+    norm_squared, grad_alpha = design.norm_and_gradient(alpha, f - intercept, lam, dloss)
     value = 0.5 * lam * norm_squared
     value += c_plus @ da_loss(f, loss) + c_minus @ da_loss(-f, loss)
     n_unlabeled = p.size
     if n_unlabeled:
         value -= T / n_unlabeled * total_entropy(p)
-    dloss = c_plus * da_loss_grad(f, loss) - c_minus * da_loss_grad(-f, loss)
-    grad_alpha = lam * penalty_gradient + design.pullback(dloss)
     return float(value), grad_alpha, float(dloss.sum()), norm_squared
 
 
@@ -147,7 +143,7 @@ def effective_cost(norm_squared, y, f, lam, lam_u, loss) -> float:
     """Eqn. 1 as a continuous problem over f (§2): ``lam/2 ||f||^2 + 1/l sum_i V(y_i f_i)
     + lam_u/u sum_j V'(f_j)`` with the effective loss ``V'(t) = min(V(t), V(-t))`` of an
     unlabeled point at its better label (``da_effective_loss`` at T = 0); ``norm_squared`` is
-    ``||f||^2`` (from ``_objective_and_gradient``, which has its product by K)."""
+    ``||f||^2`` (from ``_objective_and_gradient``, which has it from the outputs)."""
     labeled = y != 0
     value = 0.5 * lam * norm_squared
     if labeled.any():
@@ -622,19 +618,19 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
             intercept, converged = 0.0, True
         else:
-            alpha, intercept, converged = self._hinge_f_step(c_plus, c_minus)
-        return alpha, intercept, self._K @ alpha + intercept, converged
+            return self._hinge_f_step(c_plus, c_minus)
+        return alpha, intercept, symmetric_product(self._K, alpha) + intercept, converged
 
     def _hinge_f_step(self, c_plus, c_minus):
         """The kernel hinge f-step: the warm-started dual active set of ``weighted_hinge``,
         LIBSVM on the point copies (``weighted_svm``) where it does not settle."""
         alpha, intercept, converged = self._hinge_dual.solve(c_plus, c_minus)
         if converged:
-            return alpha, intercept, True
+            return alpha, intercept, self._hinge_dual.outputs, True
         alpha, intercept, converged = weighted_svm(self._K, self.lam, c_plus, c_minus,
                                                    self._copies_cache)
         self._hinge_dual.seed(alpha * self.lam, c_plus, c_minus)
-        return alpha, intercept, converged
+        return alpha, intercept, self._K @ alpha + intercept, converged
 
     def _linear_f_step(self, w, f, c_plus, c_minus, X):
         """The f-step in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006) for

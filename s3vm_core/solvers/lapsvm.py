@@ -36,13 +36,13 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
-import scipy.linalg.blas
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, iteration_limit
 from s3vm_core.graph import check_n_neighbors, graph_laplacian, knn_adjacency
+from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import squared_hinge_line_search
 from s3vm_core.problem import check_dense_memory, check_finite, check_scale
 from s3vm_core.stopping import (
@@ -226,29 +226,13 @@ class _LinearKernel:
         return np.asarray(self.X @ (self.X.T @ v)).ravel()
 
 
-def _symmetric_product(K, v) -> np.ndarray:
-    """``K @ v`` for the symmetric kernel matrix from one triangle (BLAS ``dsymv``).
-
-    PCG's iteration is one such product (§3.2.2), and at n in the thousands it is bound by
-    reading K from memory: ``dsymv`` reads half of it. n = 4000, one BLAS thread: 6.2 ms
-    against 10.3 ms for ``K @ v``. A C-ordered K is passed as its transpose, the same matrix in
-    Fortran order, so nothing is copied.
-    """
-    if not isinstance(K, np.ndarray):
-        return K @ v
-    F = K.T if K.flags.c_contiguous else K
-    if not F.flags.f_contiguous or F.dtype != np.float64:
-        return K @ v
-    return scipy.linalg.blas.dsymv(1.0, F, v)
-
-
 def _pcg_init(pb: _Problem) -> _PCGState:
     """Algorithm 1, first line: z = 0, E = L, d = -grad_hat (a steepest-descent first step)."""
     n = pb.y.size
     zeros = np.zeros(n)
     g_b, g_alpha = _preconditioned_gradient(zeros, zeros, zeros, pb.y, pb.gamma_A, pb.gamma_I,
                                             pb.hinge)
-    Kg = _symmetric_product(pb.K, g_alpha)
+    Kg = symmetric_product(pb.K, g_alpha)
     return _PCGState(0, zeros, 0.0, zeros, zeros, g_alpha, g_b, Kg, -g_alpha, -g_b, -Kg,
                      math.nan, 0)
 
@@ -270,7 +254,7 @@ def _pcg_step(pb: _Problem, st: _PCGState) -> _PCGState:
     LKalpha = st.LKalpha + s * LKd
     g_b, g_alpha = _preconditioned_gradient(alpha, Kalpha + b, LKalpha + b * pb.ell, pb.y,
                                             pb.gamma_A, pb.gamma_I, pb.hinge)
-    Kg = _symmetric_product(pb.K, g_alpha)  # the one O(n^2) product of the iteration (§3.2.2)
+    Kg = symmetric_product(pb.K, g_alpha)  # the one O(n^2) product of the iteration (§3.2.2)
     # Polak-Ribiere with automatic restart (rho = 0 means a steepest-descent step), P-inner
     # products: g^T P h = g_b h_b + g_alpha^T K h_alpha.
     denominator = st.Kg @ st.g_alpha + st.g_b**2
@@ -340,10 +324,14 @@ class _LaplacianKernelMachine(S3VMClassifier):
         self._primal = self.kernel == "linear"
         implicit = self._primal and self.solver == "pcg"
         if not implicit:
+            # PCG holds K; Newton and the direct solve also L K and their (n+1)^2 system
             n = X.shape[0]
-            check_dense_memory(n, n, advice=(
-                "Use fewer points, or kernel='linear' with solver='pcg', which never forms "
-                "the kernel matrix."))
+            pcg = self.solver == "pcg"
+            check_dense_memory(
+                n, n, "kernel matrix" if pcg else "K, L K and the Newton system",
+                count=1 if pcg else 3,
+                advice="Use fewer points, " + ("" if pcg else "solver='pcg' (K alone), ")
+                + "or kernel='linear' with solver='pcg', which never forms K.")
         self._fit_kernel(X)
         self._K = _LinearKernel(X) if implicit else self._kernel(X)
         W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma)

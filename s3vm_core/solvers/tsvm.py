@@ -544,7 +544,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
             costs_minus = np.where(labels < 0, costs, 0.0)
             coef, intercept, converged = self._dual.solve(costs_plus, costs_minus)
             if converged:
-                return coef, intercept, self._K @ coef + intercept
+                return coef, intercept, self._dual.outputs
         svm, converged = fit_libsvm(self._K[np.ix_(rows, rows)], labels[rows],
                                     sample_weight=costs[rows])
         self._capped_solves += not converged
@@ -555,9 +555,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
             self._dual.seed(coef, costs_plus, costs_minus)
         return coef, intercept, self._K @ coef + intercept
 
-    def _objective(self, coef, decision_values, labels, costs) -> float:
-        """``1/2 ||w||^2 + sum_e C_e loss(y_e f_e)`` (eq. (3) with the chosen loss)."""
-        norm2 = coef @ coef if self._K is None else coef @ self._K @ coef
+    def _objective(self, coef, intercept, decision_values, labels, costs) -> float:
+        """``1/2 ||w||^2 + sum_e C_e loss(y_e f_e)`` (eq. (3) with the chosen loss); with a
+        kernel ``||w||^2 = coef^T K coef`` is read off the outputs ``K coef + intercept``."""
+        norm2 = coef @ (coef if self._K is None else decision_values - intercept)
         loss = hinge(labels * decision_values)
         if self.loss == "squared_hinge":
             loss = loss**2
@@ -596,7 +597,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
             return SolverState(
                 stage="C_star", stage_index=index, stage_value=max(c_minus, c_plus),
                 iteration=iteration, event=event, coef=coef, intercept=intercept,
-                objective=self._objective(coef, decision_values, labels, costs),
+                objective=self._objective(coef, intercept, decision_values, labels, costs),
                 train_decision=decision_values,
                 extras={"C_star_minus": c_minus, "C_star_plus": c_plus,
                         "n_swaps": self.n_swaps_, "labels": labels},

@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from s3vm_core.kernels import symmetric_product
+
 #: Regions of a point: below the lower margin, on it, between the margins, on the upper
 #: margin, above it.
 LOW, AT_LOW, MID, AT_HIGH, HIGH = range(5)
@@ -53,7 +55,7 @@ class KernelColumns:
         return self.K.shape[0]
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
-        return self.K @ v
+        return symmetric_product(self.K, v)
 
     def columns(self, index: np.ndarray) -> np.ndarray:
         return self.K[index].T  # K is symmetric: rows are contiguous, columns strided
@@ -104,11 +106,14 @@ class WeightedHingeDual:
         self.regions = None
         self.gamma = None
         self.iterations = 0  # of the last call
+        #: f = K alpha + intercept of the last solution, kept current by the active set
+        self.outputs = None
 
     def solve(self, c_plus: np.ndarray, c_minus: np.ndarray):
         """Minimize the f-step objective for these weights, from the last call's regions.
 
-        Returns ``(alpha, intercept, converged)`` with ``f = K alpha + intercept``.
+        Returns ``(alpha, intercept, converged)`` with ``f = K alpha + intercept``, which
+        ``outputs`` then holds.
         """
         c_plus = np.asarray(c_plus, dtype=float)
         c_minus = np.asarray(c_minus, dtype=float)
@@ -135,7 +140,7 @@ class WeightedHingeDual:
             if free.size == 0:
                 b, worst = _best_bias(u / lam, regions, has_low, has_high)
                 if worst is None:
-                    return self._done(regions, gamma, b, iteration)
+                    return self._done(regions, gamma, u, b, iteration)
                 regions[worst[0]] = worst[1]
                 continue
             # The subproblem: margin points at f = -1 or 1, the bias, sum gamma = 0.
@@ -173,9 +178,10 @@ class WeightedHingeDual:
             b = float(solution[-1])
             worst = _worst_fixed(u / lam + b, regions, has_low, has_high)
             if worst is None:
-                return self._done(regions, gamma, b, iteration)
+                return self._done(regions, gamma, u, b, iteration)
             regions[worst[0]] = worst[1]
         self.iterations = self.max_iter
+        self.outputs = None
         return gamma / lam, b, False
 
     def seed(self, gamma, c_plus, c_minus) -> None:
@@ -188,9 +194,10 @@ class WeightedHingeDual:
                                                     np.where(gamma > kink, AT_LOW, AT_HIGH))))
         self.regions, self.gamma = regions.astype(np.int8), np.asarray(gamma, dtype=float)
 
-    def _done(self, regions, gamma, b, iteration):
+    def _done(self, regions, gamma, u, b, iteration):
         self.iterations = iteration
         self.regions, self.gamma = regions, gamma
+        self.outputs = u / self.lam + b
         return gamma / self.lam, b, True
 
     def _feasible(self, regions, gamma, u, c_plus, c_minus, has_low, has_high):
