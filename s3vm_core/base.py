@@ -36,7 +36,14 @@ from s3vm_core.kernels import (
     default_sigma,
     kernel_matrix,
 )
-from s3vm_core.problem import Problem, check_finite, check_scale, largest_value, make_problem
+from s3vm_core.problem import (
+    Problem,
+    check_dense_memory,
+    check_finite,
+    check_scale,
+    largest_value,
+    make_problem,
+)
 from s3vm_core.trace import SolverState, thin
 
 
@@ -345,11 +352,16 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             check_kernel_spread(self._kernel(sample, sample), self.kernel, self.sigma_,
                                 self.degree, self.coef0)
 
+    #: What to do instead when a kernel matrix would not fit (``problem.check_dense_memory``):
+    #: the solver's own scalable form; ``None`` gives the general advice.
+    _too_large: str | None = None
+
     def _kernel(self, A, B=None) -> np.ndarray:
-        """Kernel matrix ``k(A, B)`` with the fitted parameters (``B`` defaults to ``X_fit_``)."""
-        return kernel_matrix(
-            A, self.X_fit_ if B is None else B, self.kernel, self.sigma_, self.degree, self.coef0
-        )
+        """Kernel matrix ``k(A, B)`` with the fitted parameters (``B`` defaults to ``X_fit_``),
+        refused before it is built when it would not fit."""
+        B = self.X_fit_ if B is None else B
+        check_dense_memory(A.shape[0], B.shape[0], advice=self._too_large)
+        return kernel_matrix(A, B, self.kernel, self.sigma_, self.degree, self.coef0)
 
     # -- to be written by each solver -----------------------------------------------------
 

@@ -443,6 +443,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     with the effective loss, the monitored value).
     """
 
+    _too_large = ("Use kernel='linear' (the primal, the paper's linear case; sparse input "
+                  "allowed), or fewer points.")
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "lam": [Bounded(Real, 1e-8, 1e4, closed="both",
@@ -506,7 +508,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             return
         if self.loss == "hinge":
             # the weighted SVM sees every unlabeled point twice
-            check_dense_memory(n + n_unlabeled, n + n_unlabeled, "doubled kernel matrix")
+            check_dense_memory(n + n_unlabeled, n + n_unlabeled, "doubled kernel matrix",
+                               advice=self._too_large)
         self._K = self._kernel(X)
         self._design = KernelDesign(self._K)
         # the hinge f-step: the warm-started dual active set, LIBSVM where it does not settle

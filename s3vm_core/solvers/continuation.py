@@ -51,6 +51,7 @@ from s3vm_core.losses import (
     gaussian_smoothed_symmetric_exp_grad,
 )
 from s3vm_core.solvers.primal import (
+    SUBSET_ADVICE,
     CentredRows,
     PrimalMap,
     lbfgs_path,
@@ -305,6 +306,7 @@ class ContinuationS3VM(S3VMClassifier):
     ``extras["objective_unsmoothed"]`` is (2) at the state's ``w``.
     """
 
+    _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "C": [cost("C")],

@@ -308,6 +308,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
     """Shared by LapSVM and LapRLSC: kernel, graph Laplacian, validation set, PCG trace."""
 
     _hinge = True
+    _too_large = "Use fewer points, or kernel='linear' with solver='pcg', which never forms K."
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -330,8 +331,9 @@ class _LaplacianKernelMachine(S3VMClassifier):
             check_dense_memory(
                 n, n, "kernel matrix" if pcg else "K, L K and the Newton system",
                 count=1 if pcg else 3,
-                advice="Use fewer points, " + ("" if pcg else "solver='pcg' (K alone), ")
-                + "or kernel='linear' with solver='pcg', which never forms K.")
+                advice=self._too_large if pcg else
+                "Use fewer points, solver='pcg' (K alone), or kernel='linear' with solver='pcg', "
+                "which never forms K.")
         self._fit_kernel(X)
         self._K = _LinearKernel(X) if implicit else self._kernel(X)
         W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma)

@@ -35,12 +35,15 @@ from s3vm_core.losses import (
     symmetric_exp,
     symmetric_exp_grad,
 )
-from s3vm_core.problem import Problem
+from s3vm_core.problem import Problem, check_dense_memory
 
 #: Eigenvalues of the centred kernel matrix below this fraction of the largest one are dropped:
 #: they are round-off (eigh's absolute error is ~1e-16 lam_max) of a rank-deficient K
 #: (cS3VM paper §2.3, footnote 1: "the same analysis can be followed when dim(E) < q").
 EIGENVALUE_RTOL = 1e-10
+#: The way out when the full kernel PCA would not fit: its subset form (§5.2).
+SUBSET_ADVICE = ("Pass n_components=300 (the kernel PCA of 300 random points, cS3VM paper "
+                 "§5.2), use kernel='linear', or use fewer points.")
 
 #: Labeled losses l(t) of the objective: the paper's ``max(0, 1 - t)^p`` for p = 1 and p = 2.
 LABELED_LOSSES = {
@@ -195,6 +198,8 @@ class PrimalMap:
             shift = unlabeled_mean(Z, unlabeled)
             return cls(Z=Z - shift, bias=bias, kernel=kernel, sigma_=sigma_, degree=degree,
                        coef0=coef0, X_fit=X_q, centering=None, A=A, shift=shift)
+        check_dense_memory(X.shape[0], X.shape[0], "K, its centred copy and its eigenvectors",
+                           count=3, advice=SUBSET_ADVICE)
         K = kernel_matrix(X, X, kernel, sigma_, degree, coef0)
         centering = None
         if np.any(unlabeled):

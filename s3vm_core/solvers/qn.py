@@ -271,6 +271,8 @@ class QNS3VM(S3VMClassifier):
 
     _sparse_kernels = KERNELS  # kernel rows of sparse points are dense
 
+    _too_large = ("Pass n_landmarks=200 (the subset of regressors, eq. (9)-(10)), or use "
+                  "kernel='linear'.")
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "lam": [Bounded(Real, 1e-8, 1e4, closed="both",

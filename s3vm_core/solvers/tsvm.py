@@ -38,7 +38,7 @@ from s3vm_core.kernels import (
 )
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import decision, squared_hinge_mfn
-from s3vm_core.solvers.primal import PrimalMap, lbfgs_path, s3vm_objective
+from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
 from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, svm_states, warn_libsvm_cap
 from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
 from s3vm_core.trace import SolverState
@@ -120,6 +120,7 @@ class GradientTSVM(S3VMClassifier):
     "stage_end" at each stage's minimizer; "init" is ``w = 0``. ``extras["C_star"]`` repeats C*.
     """
 
+    _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "C": [cost("C"), None],
@@ -269,6 +270,7 @@ class LDS(GradientTSVM):
     """
 
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
+    _too_large = "Use fewer points: LDS keeps the path distance of every pair of points."
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
@@ -473,6 +475,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
     retraining an "iter" state, the end of each C* round a "stage_end".
     """
 
+    _too_large = "Use kernel='linear' (the primal; sparse input allowed), or fewer points."
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "C": [cost("C"), None],

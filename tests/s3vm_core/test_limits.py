@@ -130,3 +130,29 @@ def test_the_largest_laplacian_degree_still_fits(small, model):
     X, labels = small
     model.fit(X, labels)
     assert np.all(np.isfinite(model.decision_function(X)))
+
+
+# -- a kernel matrix that would not fit names the solver's own scalable form (issue 16) ------
+
+
+@pytest.mark.parametrize(("make", "said", "scalable"), [
+    (GradientTSVM, "n_components=300", dict(n_components=20)),
+    (ContinuationS3VM, "n_components=300", dict(n_components=20)),
+    (QNS3VM, "n_landmarks=200", dict(n_landmarks=20)),
+    (LabelSwitchingTSVM, "kernel='linear'", dict(kernel="linear")),
+    (DeterministicAnnealingS3VM, "kernel='linear'", dict(kernel="linear")),
+    (LapSVM, "kernel='linear' with solver='pcg'", dict(kernel="linear", solver="pcg")),
+])
+def test_a_kernel_matrix_too_large_names_the_form_that_fits(monkeypatch, make, said, scalable):
+    from s3vm_core import problem
+
+    # 1200 points and room for 1100 x 1100: the defaults' 1000-point sample fits, K does not
+    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 1100 * 1100)
+    X, y = two_moons(1200, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 2, random_state=0)
+    # (DA's hinge counts its doubled kernel matrix: 2396 x 2396, 4 points labeled)
+    with pytest.raises(ValueError, match=rf"(1200|2396) x \1 .*GiB of memory.*{said}"):
+        make().fit(X, labels)
+    model = make(**scalable)
+    _fit_recording(model, X, labels)  # the way out fits
+    assert np.mean(model.transduction_ != y) < 0.5
