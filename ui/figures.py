@@ -162,17 +162,23 @@ def _colored_points(X2, labels, decisions, colorbar_x: float) -> go.Scatter:
     return trace
 
 
+def _positive(values) -> np.ndarray:
+    """The finite positive values: what a log axis can show."""
+    values = np.asarray(values, dtype=float).ravel()
+    return values[np.isfinite(values) & (values > 0)]
+
+
 def _spans_decades(values: np.ndarray) -> bool:
     """Whether a positive series covers two decades or more (then a log axis reads better)."""
-    positive = values[np.isfinite(values) & (values > 0)]
+    positive = _positive(values)
     return positive.size > 1 and positive.max() >= 100 * positive.min()
 
 
 def _log_axis(fig: go.Figure, values: np.ndarray, row: int, col: int) -> None:
     """A log y axis with a label at every power of ten (or every few when there are many),
     none in between: plotly's "2, 5" between the decades crowd a small chart."""
-    finite = values[np.isfinite(values) & (values > 0)]
-    decades = math.log10(finite.max() / finite.min())
+    positive = _positive(values)
+    decades = math.log10(positive.max() / positive.min())
     fig.update_yaxes(type="log", dtick=max(1, math.ceil(decades / 4)), row=row, col=col)
 
 
@@ -498,8 +504,7 @@ def log_axis(values) -> dict:
     ("5, 2, 1, 5, 2…"). Here: every digit of the decade under one decade, 1-2-5 steps written
     in full up to three decades, and powers of ten (10⁻³) over more.
     """
-    values = np.asarray(values, dtype=float).ravel()
-    positive = values[np.isfinite(values) & (values > 0)]
+    positive = _positive(values)
     if positive.size == 0:
         return {"type": "log"}
     low, high = positive.min(), positive.max()
