@@ -14,7 +14,13 @@ from ui.figures import (
     effective_loss_figure,
     soft_labels_figure,
 )
-from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
+from ui.widgets import (
+    preset_choice,
+    require_both_classes,
+    scalable_caption,
+    sigma_caption,
+    start_page,
+)
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)
@@ -166,4 +172,6 @@ st.caption(
 verdict = " · ".join(
     f"**{name}**: {summary[name]['successes']}/{summary[name]['draws']} successes, "
     f"{100 * summary[name]['mean_error']:.1f} % mean unlabeled error" for name in ("DA", "∇TSVM"))
+if forms := scalable_caption(rows, len(labels), {}):
+    st.caption(forms)
 lesson.info(f"The DA paper's Table 2 on your data (section 4): {verdict}.")

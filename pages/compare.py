@@ -9,7 +9,7 @@ from ui.caching import computed, current_data, forget_job, lesson_key
 from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
 from ui.presets import BOTH, DEFAULT, PAPER, TITLES
-from ui.widgets import SOLVERS, Param, number_box, problems, start_page
+from ui.widgets import SOLVERS, Param, number_box, problems, scalable_caption, start_page
 
 DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
               integer=True)
@@ -116,12 +116,8 @@ st.caption(
     "trained on the labeled points alone, draw by draw: negative means the unlabeled data "
     "helped."
 )
-scaled = {titles.get(r["solver"], r["solver"]): r["form"] for r in rows
-          if r.get("form", "exact") != "exact"}
-if scaled:
-    st.caption(f"Scalable forms: at {len(X):,} points " + "; ".join(
-        f"{title} ran on {form}" for title, form in scaled.items()) +
-        ", as the Watch page runs them (the exact methods' O(n³) steps take minutes here).")
+if forms := scalable_caption(rows, len(X), titles):
+    st.caption(forms)
 failures = [r for r in rows if r["error"]]
 if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "

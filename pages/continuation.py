@@ -13,7 +13,13 @@ from ui.figures import (
     landscape_figure,
     objective_path_figure,
 )
-from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
+from ui.widgets import (
+    preset_choice,
+    require_both_classes,
+    scalable_caption,
+    sigma_caption,
+    start_page,
+)
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8
@@ -149,4 +155,6 @@ verdict = " · ".join(
     f"**{name}**: {100 * summary[name]['mean_error']:.1f} % mean unlabeled error, "
     f"{summary[name]['successes']}/{summary[name]['draws']} draws with at most 1 % wrong"
     for name in ("cS3VM", "∇TSVM"))
+if forms := scalable_caption(rows, len(labels), titles):
+    st.caption(forms)
 lesson.info(f"Over {lessons.DRAWS} label draws (section 4): {verdict}.")

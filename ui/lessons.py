@@ -138,15 +138,21 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
     set's: the first is the labeling a new data set starts with. Returns one row per (run,
     draw), ``ui.comparison.run_one``'s with ``"solver"`` the run's name and ``"draw"`` (and
     the errors against a run named ``"SVMBaseline"``, ``add_baseline``), sorted by run then
-    draw; ``progress(done, total)`` after each fit (two at a time).
+    draw; ``progress(done, total)`` after each fit (two at a time). Above the app's size for
+    it a solver runs its scalable form, as on the Watch and Compare pages, and each row's
+    ``"form"`` says which ("exact" or the form's description).
     """
     from joblib import Parallel, delayed
 
     from ui.comparison import add_baseline
+    from ui.widgets import SOLVERS, run_form
 
     X, y_true, _ = build_dataset(*data)
-    tasks = [(name, solver, dict(params), draw, data[3] + draw)
-             for name, solver, params in runs for draw in range(k)]
+    forms, tasks = {}, []
+    for name, solver, params in runs:
+        params, note = run_form(solver, len(X), dict(params))
+        forms[name] = "exact" if note is None else SOLVERS[solver].scalable.what
+        tasks += [(name, solver, params, draw, data[3] + draw) for draw in range(k)]
     rows = []
     runner = Parallel(n_jobs=2, return_as="generator_unordered")
     for row in runner(delayed(_draw_task)(X, y_true, *task) for task in tasks):
@@ -154,6 +160,8 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
         if progress is not None:
             progress(len(rows), len(tasks))
     add_baseline(rows)
+    for row in rows:
+        row["form"] = forms[row["solver"]]
     order = {name: i for i, (name, _, _) in enumerate(runs)}
     return sorted(rows, key=lambda r: (order[r["solver"]], r["draw"]))
 

@@ -614,6 +614,18 @@ def _next_seed() -> None:
     st.session_state[keys.SEED] = int(st.session_state[keys.SEED]) + 1
 
 
+def scalable_caption(rows, n_points: int, titles: dict) -> str | None:
+    """One line naming the scalable forms that ran in a comparison's ``rows`` (their
+    ``"form"``), or None when every solver ran exactly."""
+    scaled = {titles.get(r["solver"], r["solver"]): r["form"] for r in rows
+              if r.get("form", "exact") != "exact"}
+    if not scaled:
+        return None
+    return (f"Scalable forms: at {n_points:,} points " + "; ".join(
+        f"{title} ran on {form}" for title, form in scaled.items()) +
+        ", as the Watch page runs them (the exact methods' O(n³) steps take minutes here).")
+
+
 def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:
     """The parameters solver ``name`` runs with on ``n_points`` points, and a sentence saying
     which form of the method ran and why when it is not the exact one (None otherwise).

@@ -142,3 +142,28 @@ def test_run_one_scores_on_unlabeled_points_only(blobs):
     truth[np.flatnonzero(y == 0)[0]] = 1  # a wrong "truth" on a labeled point is not counted
     row = run_one(X, truth, labels, "SVMBaseline")
     assert row["success"] and row["unlabeled_error"] == 0.0 and row["error"] == ""
+
+
+def test_the_lessons_label_draws_run_the_scalable_forms_above_the_size_and_name_them():
+    from ui import lessons
+    from ui.widgets import SCALABLE_ABOVE, SOLVERS, scalable_caption
+
+    n = SCALABLE_ABOVE + 100
+    data = ("two_moons", n, 0.1, 0, ())
+    rows = lessons.label_draws(data, lessons.continuation_against_gradient(10.0, 0.25), k=1)
+    forms = {row["solver"]: row["form"] for row in rows}
+    subset = SOLVERS["ContinuationS3VM"].scalable.what
+    assert forms == {"cS3VM": subset, "∇TSVM": SOLVERS["GradientTSVM"].scalable.what,
+                     "SVMBaseline": "exact"}
+    assert not any(row["error"] for row in rows)
+    # the subset cS3VM still separates the moons from one label per class
+    (cs3vm,) = [row for row in rows if row["solver"] == "cS3VM"]
+    assert cs3vm["unlabeled_error"] < 0.05
+    note = scalable_caption(rows, n, {})
+    assert f"{n:,} points" in note and f"cS3VM ran on {subset}" in note
+    assert "SVMBaseline" not in note
+    # at the app's default size every run is the exact method, and no caption
+    small = lessons.label_draws(("two_moons", 200, 0.1, 0, ()),
+                                lessons.continuation_against_gradient(10.0, 0.25), k=1)
+    assert {row["form"] for row in small} == {"exact"}
+    assert scalable_caption(small, 200, {}) is None
