@@ -13,8 +13,8 @@ from ui.figures import running_figure
 from ui.widgets import make_estimator
 
 MOONS = ("two_moons", 120, 0.1, 3)
-#: Deterministic annealing with the hinge loss takes seconds here (2.2 s on one quiet core; at
-#: 500 points its active-set f-step ends in 0.6 s): long enough to stop.
+#: Deterministic annealing with the hinge loss takes seconds here (1.7 s of CPU for its 208
+#: states; at 800 points 0.45 s): long enough to stop.
 SLOW = (("two_moons", 2000, 0.1, 3), "DeterministicAnnealingS3VM", ())
 
 
@@ -34,10 +34,10 @@ def one_label_per_class(data=MOONS):
     return tuple(labels.tolist())
 
 
-def grid_of(solver, labels, data=MOONS):
+def grid_of(solver, labels, data=MOONS, params=()):
     """The states of a run computed here, and the display grid's features."""
     X, _, X2 = caching.dataset(*data)
-    estimator = make_estimator(solver, {})
+    estimator = make_estimator(solver, dict(params))
     trace = estimator.trace(X, np.asarray(labels))
     grid = caching.grid_features(estimator, X, X2)
     return list(trace), grid
@@ -63,12 +63,15 @@ def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
 
 def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
     monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
-    labels = one_label_per_class()
+    # a run of about a second (DA's squared hinge, 400 points), so that the page, looking
+    # every 0.25 s, finds it running several times
+    data, params = ("two_moons", 400, 0.1, 3), (("loss", "squared_hinge"),)
+    labels = one_label_per_class(data)
     seen = []
-    run = caching.run_solver(MOONS, labels, "DeterministicAnnealingS3VM", (),
+    run = caching.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
                              preview=lambda live: seen.append(live.latest_panel("now")))
-    assert len(seen) > 3
-    states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels)
+    assert len(seen) >= 2
+    states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels, data, params)
     title, grid, points = seen[1]
     index = next(i for i, s in enumerate(run.states) if s.train_decision is points)
     np.testing.assert_allclose(grid.ravel(), decision_on_grid(features, [states[index]])[0],
