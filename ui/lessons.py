@@ -21,6 +21,10 @@ GRID = 40
 
 #: Label draws of the teaching pages' comparisons (the DA paper's Table 2 uses 10).
 DRAWS = 10
+#: Above this many points the label draws run two at a time. Below, starting the two worker
+#: processes costs more than it saves: the Annealing page's 30 fits on 200 points took 2.6–2.8 s
+#: in one process against 3.5–3.8 s in two; on 500 points 5.5 s against 4.6 s.
+PARALLEL_ABOVE = 300
 
 
 def continuation_run(data: tuple, labels: tuple, C: float, sigma: float | None = None):
@@ -138,9 +142,9 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
     set's: the first is the labeling a new data set starts with. Returns one row per (run,
     draw), ``ui.comparison.run_one``'s with ``"solver"`` the run's name and ``"draw"`` (and
     the errors against a run named ``"SVMBaseline"``, ``add_baseline``), sorted by run then
-    draw; ``progress(done, total)`` after each fit (two at a time). Above the app's size for
-    it a solver runs its scalable form, as on the Watch and Compare pages, and each row's
-    ``"form"`` says which ("exact" or the form's description).
+    draw; ``progress(done, total)`` after each fit (two at a time above ``PARALLEL_ABOVE``
+    points). Above the app's size for it a solver runs its scalable form, as on the Watch and
+    Compare pages, and each row's ``"form"`` says which ("exact" or the form's description).
     """
     from joblib import Parallel, delayed
 
@@ -154,7 +158,8 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
         forms[name] = "exact" if note is None else SOLVERS[solver].scalable.what
         tasks += [(name, solver, params, draw, data[3] + draw) for draw in range(k)]
     rows = []
-    runner = Parallel(n_jobs=2, return_as="generator_unordered")
+    runner = Parallel(n_jobs=2 if len(X) > PARALLEL_ABOVE else 1,
+                      return_as="generator_unordered")
     for row in runner(delayed(_draw_task)(X, y_true, *task) for task in tasks):
         rows.append(row)
         if progress is not None:
@@ -208,7 +213,7 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
             forms[run] = "exact" if note is None else SOLVERS[solver].scalable.what
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=data[3], params=params, runs=runs, progress=progress,
-                           scheduler=scheduler)
+                           scheduler=scheduler, n_jobs=2 if len(X) > PARALLEL_ABOVE else 1)
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
     return rows

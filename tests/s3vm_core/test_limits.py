@@ -140,7 +140,7 @@ def test_the_largest_laplacian_degree_still_fits(small, model):
     (ContinuationS3VM, "n_components=300", dict(n_components=20)),
     (QNS3VM, "n_landmarks=200", dict(n_landmarks=20)),
     (LabelSwitchingTSVM, "kernel='linear'", dict(kernel="linear")),
-    (DeterministicAnnealingS3VM, "kernel='linear'", dict(kernel="linear")),
+    (DeterministicAnnealingS3VM, "kernel='linear'", dict(kernel="linear", loss="squared_hinge")),
     (LapSVM, "kernel='linear' with solver='pcg'", dict(kernel="linear", solver="pcg")),
 ])
 def test_a_kernel_matrix_too_large_names_the_form_that_fits(monkeypatch, make, said, scalable):
