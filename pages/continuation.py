@@ -75,7 +75,7 @@ st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma))
 require_both_classes(labels, "cS3VM")
 
 C = float(st.session_state[state.CONT_C])
-model, states, seconds, grid = computed(
+model, states, seconds, grid, form = computed(
     lessons.continuation_run, state.data_description(), tuple(labels.tolist()), C, sigma,
     what="Running cS3VM…")
 
@@ -87,6 +87,8 @@ cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
 cells[2].metric("γ stages", f"{len(model.gammas_)}")
 cells[3].metric("unlabeled error", f"{100 * error:.1f} %")
 cells[4].metric("run time", f"{seconds:.2f} s", help=f"{len(states)} states recorded")
+if form:
+    st.caption(form)
 lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
 
 st.subheader("1 · The landscape flattens, then sharpens")

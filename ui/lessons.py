@@ -28,18 +28,21 @@ PARALLEL_ABOVE = 300
 
 
 def continuation_run(data: tuple, labels: tuple, C: float, sigma: float | None = None):
-    """Trace cS3VM (C* = C, §4) on the data; the fitted model, its states, the time and the
-    display grid's features."""
+    """Trace cS3VM (C* = C, §4) on the data; the fitted model, its states, the time, the
+    display grid's features and the sentence of ``ui.widgets.run_form`` when its scalable form
+    ran (None for the exact one)."""
     from s3vm_core.solvers.continuation import ContinuationS3VM
+    from ui.widgets import run_form
 
     X, _, X2 = build_dataset(*data)
-    model = ContinuationS3VM(C=C, sigma=sigma)
+    params, form = run_form("ContinuationS3VM", len(X), {"C": C, "sigma": sigma})
+    model = ContinuationS3VM(**params)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a ConvergenceWarning still leaves a usable path
         states = list(model.trace(X, np.asarray(labels)))
     seconds = time.perf_counter() - start
-    return model, states, seconds, grid_features(model, X, X2, GRID)
+    return model, states, seconds, grid_features(model, X, X2, GRID), form
 
 
 def _anneal(X, labels, **params):

@@ -638,4 +638,4 @@ def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:
         return dict(params), None
     return {**params, **dict(form.params)}, (
         f"Scalable form: at {n_points:,} points (more than {SCALABLE_ABOVE:,}) this run used "
-        f"{form.what}, so that the film is ready in seconds.")
+        f"{form.what}, so that it runs in seconds.")

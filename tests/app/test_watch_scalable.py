@@ -56,3 +56,16 @@ def test_compare_runs_the_scalable_forms_above_the_size_and_says_so(app):
     (note,) = [c.value for c in at.caption if c.value.startswith("Scalable forms")]
     assert f"{SCALABLE_ABOVE + 100:,} points" in note
     assert f"{SOLVERS['GraphKernelSVM'].title} ran on" in note and "QN" not in note
+
+
+def test_the_continuation_page_runs_the_subset_form_above_the_size_and_says_so(app):
+    at = app.run()
+    at.sidebar.number_input(key=state.N_SAMPLES).set_value(SCALABLE_ABOVE + 100).run()
+    at.switch_page("pages/continuation.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    captions = [c.value for c in at.caption]
+    (note,) = [c for c in captions if c.startswith("Scalable form:")]  # the traced run
+    assert "kernel PCA of 300 random points" in note
+    (forms,) = [c for c in captions if c.startswith("Scalable forms:")]  # the label draws
+    assert "cS3VM ran on" in forms and "∇TSVM ran on" in forms
+    assert {m.label for m in at.metric} >= {"γ0 (convex from here)", "unlabeled error"}
