@@ -136,6 +136,20 @@ def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
             ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
 
 
+def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
+    """``ui.widgets.run_form``'s parameters, with the name of the form they select: "exact",
+    or above the app's size for it the solver's scalable form, as the Watch page runs it."""
+    from ui.widgets import SOLVERS, run_form
+
+    params, note = run_form(solver, n_points, params)
+    return params, "exact" if note is None else SOLVERS[solver].scalable.what
+
+
+def _jobs(n_points: int) -> int:
+    """Worker processes for a sweep of fits on ``n_points`` points (``PARALLEL_ABOVE``)."""
+    return 2 if n_points > PARALLEL_ABOVE else 1
+
+
 def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list[dict]:
     """Each of ``runs`` on the same ``k`` label draws of one point per class, as the DA
     paper's Table 2 (10 random choices of 2 labeled points).
@@ -152,17 +166,14 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
     from joblib import Parallel, delayed
 
     from ui.comparison import add_baseline
-    from ui.widgets import SOLVERS, run_form
 
     X, y_true, _ = build_dataset(*data)
     forms, tasks = {}, []
     for name, solver, params in runs:
-        params, note = run_form(solver, len(X), dict(params))
-        forms[name] = "exact" if note is None else SOLVERS[solver].scalable.what
+        params, forms[name] = _form(solver, len(X), dict(params))
         tasks += [(name, solver, params, draw, data[3] + draw) for draw in range(k)]
     rows = []
-    runner = Parallel(n_jobs=2 if len(X) > PARALLEL_ABOVE else 1,
-                      return_as="generator_unordered")
+    runner = Parallel(n_jobs=_jobs(len(X)), return_as="generator_unordered")
     for row in runner(delayed(_draw_task)(X, y_true, *task) for task in tasks):
         rows.append(row)
         if progress is not None:
@@ -198,7 +209,6 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
     scalable form's description)."""
     from ui.comparison import BASELINE, compare_solvers
     from ui.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params
-    from ui.widgets import SOLVERS, run_form
 
     X, y_true, _ = build_dataset(*data)
     dataset = data[0]
@@ -211,12 +221,10 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
             run = f"{solver}:{name}" if twice else solver
             names.append(run)
             runs[run] = solver
-            # above the app's size for it, a solver runs its scalable form, as on Watch
-            params[run], note = run_form(solver, len(X), preset_params(dataset, solver, name))
-            forms[run] = "exact" if note is None else SOLVERS[solver].scalable.what
+            params[run], forms[run] = _form(solver, len(X), preset_params(dataset, solver, name))
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=data[3], params=params, runs=runs, progress=progress,
-                           scheduler=scheduler, n_jobs=2 if len(X) > PARALLEL_ABOVE else 1)
+                           scheduler=scheduler, n_jobs=_jobs(len(X)))
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
     return rows

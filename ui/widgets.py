@@ -623,7 +623,7 @@ def scalable_caption(rows, n_points: int, titles: dict) -> str | None:
         return None
     return (f"Scalable forms: at {n_points:,} points " + "; ".join(
         f"{title} ran on {form}" for title, form in scaled.items()) +
-        ", as the Watch page runs them (the exact methods' O(n³) steps take minutes here).")
+        ", as the Watch page runs them, so that the comparison takes seconds.")
 
 
 def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:

@@ -633,7 +633,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         alpha, intercept, converged = weighted_svm(self._K, self.lam, c_plus, c_minus,
                                                    self._copies_cache)
         self._hinge_dual.seed(alpha * self.lam, c_plus, c_minus)
-        return alpha, intercept, self._K @ alpha + intercept, converged
+        return alpha, intercept, symmetric_product(self._K, alpha) + intercept, converged
 
     def _linear_f_step(self, w, f, c_plus, c_minus, X):
         """The f-step in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006) for

@@ -323,19 +323,14 @@ class _LaplacianKernelMachine(S3VMClassifier):
                 "stopping='stability'."
             )
         self._primal = self.kernel == "linear"
-        implicit = self._primal and self.solver == "pcg"
-        if not implicit:
-            # PCG holds K; Newton and the direct solve also L K and their (n+1)^2 system
-            n = X.shape[0]
-            pcg = self.solver == "pcg"
-            check_dense_memory(
-                n, n, "kernel matrix" if pcg else "K, L K and the Newton system",
-                count=1 if pcg else 3,
-                advice=self._too_large if pcg else
-                "Use fewer points, solver='pcg' (K alone), or kernel='linear' with solver='pcg', "
-                "which never forms K.")
+        pcg = self.solver == "pcg"
+        if not pcg:  # K is checked by _kernel; Newton and the direct solve also hold L K and
+            n = X.shape[0]  # their (n+1)^2 system
+            check_dense_memory(n, n, "K, L K and the Newton system", count=3, advice=(
+                "Use fewer points, solver='pcg' (K alone), or kernel='linear' with "
+                "solver='pcg', which never forms K."))
         self._fit_kernel(X)
-        self._K = _LinearKernel(X) if implicit else self._kernel(X)
+        self._K = _LinearKernel(X) if self._primal and pcg else self._kernel(X)
         W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma)
         self.laplacian_ = graph_laplacian(W, normalized=self.normalized, p=self.p)
         self._val_features = None if X_val is None else self._features(self._X_val)

@@ -243,10 +243,11 @@ def test_bad_input_is_explained(params, message):
 def test_a_kernel_matrix_too_large_is_refused_before_it_is_built(monkeypatch, solver):
     from s3vm_core import problem
 
-    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 90 * 90)  # no 100 x 100 matrix
-    X, y, yl = moons(n=100)
-    said = {"pcg": "100 x 100 kernel matrix needs",
-            "newton": r"Three 100 x 100 matrices \(K, L K and the Newton system\) need"}[solver]
+    # 1200 points and room for 1100 x 1100: the default sigma's 1000-point sample fits, K not
+    monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 1100 * 1100)
+    X, y, yl = moons(n=1200)
+    said = {"pcg": "1200 x 1200 kernel matrix needs",
+            "newton": r"Three 1200 x 1200 matrices \(K, L K and the Newton system\) need"}[solver]
     with pytest.raises(ValueError, match=f"{said}.*kernel='linear' with solver='pcg'"):
         LapSVM(solver=solver).fit(X, yl)
     model = LapSVM(kernel="linear", solver="pcg", gamma_A=0.1).fit(X, yl)  # never forms K
