@@ -89,8 +89,8 @@ if stored is not None and stored["rows"] is None:  # running, or interrupted by 
     bar.empty()
 
 if stored is None:
-    st.info("Choose k and the solvers, then press **Run the comparison** (about a second per "
-            "solver and draw on 200 points, two at a time).")
+    st.info("Choose k and the solvers, then press **Run the comparison** (on the default 200 "
+            "points every solver over 5 draws takes about 2 s; the time grows with n and k).")
     st.stop()
 if stored["key"] != description:
     st.warning("The data or the settings changed since these results: press **Run the "
