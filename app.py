@@ -1,13 +1,14 @@
 """S3VM Explorer: label a few points, pick a semi-supervised SVM and watch it optimize.
 
-The router only: page configuration and the page list (both in ``ui.widgets``). Every page
-starts with ``ui.widgets.start_page()``, which draws the shared sidebar: a page script must stand
+The router only: page configuration and the page list (both in ``ui.navigation``). Every page
+starts with ``ui.sidebar.start_page()``, which draws the shared sidebar: a page script must stand
 on its own because Streamlit's AppTest reruns only the page script after the first run.
 """
 
-from ui.widgets import route
-
 # Streamlit runs this script as the module "__main__"; the solvers' processes (ui.jobs) import
-# the parent's main module under another name and must not start the app again.
+# the parent's main module under another name and must neither start the app again nor import
+# Streamlit (the router's module does).
 if __name__ == "__main__":
+    from ui.navigation import route
+
     route()

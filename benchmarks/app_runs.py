@@ -2,7 +2,7 @@
 
     python -m benchmarks.app_runs [--n 2000] [--repeats 3] [--budget 120] [--preset paper]
 
-For each solver of the app (``ui.widgets.SOLVERS``) with the parameters a fresh form opens on
+For each solver of the app (``ui.solvers.SOLVERS``) with the parameters a fresh form opens on
 (``--preset paper``: the preset as in the paper where the data set has one, as the Watch page
 opens; ``--preset default``: the generic defaults), on the app's default data (two moons,
 noise 0.1, seed 0, one label per class, as ``ui.state.labels`` picks them), it times what
@@ -13,7 +13,7 @@ children compete for two cores), ended at ``--budget`` seconds. The browser's sh
 the film, 0.05–0.2 s at n = 300 in ``benchmarks.app_speed``) is not included.
 
 Reported per solver: the median seconds over ``--repeats`` (interleaved: every solver once,
-then again), the number of states, the form that ran (``ui.widgets.run_form``: the exact
+then again), the number of states, the form that ran (``ui.solvers.run_form``: the exact
 method, or its scalable form and why) and the unlabeled error of the final state.
 """
 
@@ -47,7 +47,7 @@ def _one_run(data, solver, preset, queue):
     from toy_data import pick_labeled
     from ui.comparison import unlabeled_error
     from ui.presets import preset_params
-    from ui.widgets import SOLVERS, run_form
+    from ui.solvers import SOLVERS, run_form
     from ui.work import build_dataset, trace_work
 
     _, y, _ = build_dataset(*data)
@@ -81,7 +81,7 @@ def measure(data, solver, preset: str, budget: float):
 
 
 def main(argv=None):
-    from ui.widgets import SOLVERS
+    from ui.solvers import SOLVERS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=MOONS[1])

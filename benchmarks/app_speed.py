@@ -198,8 +198,8 @@ def play_fps(page) -> tuple[float, int, float]:
 def payload_mb(solver: str) -> float:
     """Size of the player's arguments as the Watch page sends them (the supervised SVM's
     boundary and error included): JSON and bytes."""
-    from ui.caching import dataset, run_solver
     from ui.player import film_args
+    from ui.runs import dataset, run_solver
 
     _, y, X2 = dataset(*MOONS_300)
     labels = np.full(len(y), -1)
@@ -222,7 +222,7 @@ def main(argv=None) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from ui.widgets import SOLVERS
+    from ui.solvers import SOLVERS
 
     with socket.socket() as free:  # a free port: other servers may be running here
         free.bind(("127.0.0.1", 0))

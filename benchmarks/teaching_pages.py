@@ -87,7 +87,7 @@ def main() -> None:
 
     from toy_data import two_moons
     from ui.comparison import compare_solvers, summarize
-    from ui.widgets import SOLVERS
+    from ui.solvers import SOLVERS
 
     X, y = two_moons(n_samples=200, noise=0.1, random_state=0)
     solvers = [s for s in SOLVERS if s != "SVMBaseline"]

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from ui.docs import BENCHMARKS, DEVIATIONS, section
-from ui.widgets import PAGES, start_page
+from ui.navigation import PAGES
+from ui.sidebar import start_page
 
 TITLES = {file: title for file, title, _ in PAGES}
 #: The pages that offer every solver; a teaching page takes one apart (listed per solver).

@@ -5,7 +5,6 @@ import streamlit as st
 
 from toy_data import UNLABELED
 from ui import lessons, state
-from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import summarize, unlabeled_error
 from ui.figures import (
     annealing_curves_figure,
@@ -14,13 +13,11 @@ from ui.figures import (
     effective_loss_figure,
     soft_labels_figure,
 )
-from ui.widgets import (
-    preset_choice,
-    require_both_classes,
-    scalable_caption,
-    sigma_caption,
-    start_page,
-)
+from ui.forms import preset_choice, require_both_classes
+from ui.presets import sigma_caption
+from ui.runs import boundary_panel, computed, current_data
+from ui.sidebar import start_page
+from ui.solvers import scalable_caption
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)

@@ -5,11 +5,14 @@ import os
 import streamlit as st
 
 from ui import lessons, state
-from ui.caching import computed, current_data, forget_job, lesson_key
 from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
+from ui.forms import number_box
+from ui.params import Param, problems
 from ui.presets import BOTH, DEFAULT, PAPER, TITLES
-from ui.widgets import SOLVERS, Param, number_box, problems, scalable_caption, start_page
+from ui.runs import computed, current_data, forget_job, lesson_key
+from ui.sidebar import start_page
+from ui.solvers import SOLVERS, scalable_caption
 
 DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
               integer=True)

@@ -5,7 +5,6 @@ import streamlit as st
 
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
 from ui import lessons, state
-from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import summarize, unlabeled_error
 from ui.figures import (
     boundary_multiples_figure,
@@ -13,13 +12,11 @@ from ui.figures import (
     landscape_figure,
     objective_path_figure,
 )
-from ui.widgets import (
-    preset_choice,
-    require_both_classes,
-    scalable_caption,
-    sigma_caption,
-    start_page,
-)
+from ui.forms import preset_choice, require_both_classes
+from ui.presets import sigma_caption
+from ui.runs import boundary_panel, computed, current_data
+from ui.sidebar import start_page
+from ui.solvers import scalable_caption
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8

@@ -5,10 +5,14 @@ import streamlit as st
 
 from toy_data import UNLABELED, pick_labeled
 from ui import state
-from ui.caching import current_data, display_grid
 from ui.figures import labeling_figure
+from ui.forms import current_preset, number_box
+from ui.params import Param
 from ui.presets import DEFAULT, PAPER
-from ui.widgets import SOLVERS, Param, current_preset, number_box, start_page
+from ui.runs import current_data
+from ui.sidebar import start_page
+from ui.solvers import SOLVERS
+from ui.work import display_grid
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60

@@ -4,10 +4,12 @@ import numpy as np
 import streamlit as st
 
 from ui import lessons, state
-from ui.caching import boundary_panel, computed, current_data
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.widgets import preset_choice, require_both_classes, sigma_caption, start_page
+from ui.forms import preset_choice, require_both_classes
+from ui.presets import sigma_caption
+from ui.runs import boundary_panel, computed, current_data
+from ui.sidebar import start_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)

@@ -6,32 +6,29 @@ import numpy as np
 import streamlit as st
 
 from ui import state
-from ui.caching import (
+from ui.figures import running_figure, soft_labels_figure, stage_text
+from ui.forms import (
+    number_box,
+    parameter_form,
+    preset_line,
+    require_both_classes,
+    require_valid_parameters,
+)
+from ui.jobs import OUT_OF_TIME, STOPPED
+from ui.params import BUDGET, FILM_SPEEDS
+from ui.player import film, film_id
+from ui.runs import (
     FRESH_PAGE_SETTLE,
-    LONG_RUN,
     again_button,
     current_data,
-    expected_seconds,
     follow_run,
     job_controls,
     run_key,
     run_solver,
     start_run,
 )
-from ui.figures import running_figure, soft_labels_figure, stage_text
-from ui.jobs import OUT_OF_TIME, STOPPED
-from ui.player import film, film_id
-from ui.widgets import (
-    BUDGET,
-    SOLVERS,
-    number_box,
-    parameter_form,
-    preset_line,
-    require_both_classes,
-    require_valid_parameters,
-    run_form,
-    start_page,
-)
+from ui.sidebar import start_page
+from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form
 
 start_page()
 X, y_true, X2, labels = current_data()
@@ -141,7 +138,7 @@ def follow_player() -> None:
         return  # a report of a film no longer shown
     if report.get("state") in frame_states:
         st.session_state[state.FRAME] = report["state"]
-    if report.get("speed") in state.FILM_SPEEDS:
+    if report.get("speed") in FILM_SPEEDS:
         st.session_state[state.FILM_SPEED] = float(report["speed"])
     st.session_state[state.FILM_LOOP] = bool(report.get("loop"))
 

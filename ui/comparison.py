@@ -25,6 +25,7 @@ from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
 from toy_data import UNLABELED, pick_labeled
+from ui.solvers import make_estimator
 
 #: Columns of a result row, in the order of the CSV download.
 COLUMNS = ("solver", "draw", "seed", "success", "unlabeled_error", "baseline_error",
@@ -41,14 +42,6 @@ def draw_seeds(k: int, random_state: int = 0) -> list[int]:
         raise ValueError(f"The number of label draws must be a positive integer, got {k!r}.")
     rng = np.random.default_rng(random_state)
     return [int(s) for s in rng.integers(0, 2**31 - 1, size=k)]
-
-
-def _make(solver: str, params: dict):
-    # Imported on use: ui.widgets imports streamlit, which the joblib workers (they import this
-    # module to find ``_task``) should not pay for. Estimators are built in the parent.
-    from ui.widgets import make_estimator
-
-    return make_estimator(solver, params)
 
 
 def unlabeled_error(decision, labels, y_true) -> float:
@@ -72,7 +65,7 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
            "objective": math.nan, "seconds": math.nan, "error": ""}
     try:
         if estimator is None:
-            estimator = _make(solver, dict(params or {}))
+            estimator = make_estimator(solver, dict(params or {}))
         else:
             estimator = clone(estimator)
         start = time.perf_counter()
@@ -135,7 +128,7 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     y_true : ndarray of shape (n,)
         The generator's true classes (0/1).
     solvers : sequence of str
-        Names of ``ui.widgets.SOLVERS``; ``"SVMBaseline"`` is always added (each row's
+        Names of ``ui.solvers.SOLVERS``; ``"SVMBaseline"`` is always added (each row's
         ``error_vs_baseline`` compares with it on the same draw).
     k : int, default=10
         Number of label draws (the DA paper's Table 2 uses 10).
@@ -166,13 +159,31 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
         raise ValueError("The comparison needs data with exactly two true classes.")
     names = list(dict.fromkeys([BASELINE, *solvers]))
     params = params or {}
-    tasks = [(draw, seed, name) for draw, seed in enumerate(draw_seeds(k, random_state))
-             for name in names]
     # Fail early with the student's message (e.g. 1 point of a class but 3 labels asked).
     pick_labeled(y_true, n_per_class, random_state=0)
     runs = runs or {}
-    estimators = {name: _make(runs.get(name, name), dict(params.get(name, {})))
+    estimators = {name: make_estimator(runs.get(name, name), dict(params.get(name, {})))
                   for name in names}
+    rows = run_draws(X, y_true, estimators, draw_seeds(k, random_state),
+                     n_per_class=n_per_class, n_jobs=n_jobs, progress=progress,
+                     scheduler=scheduler)
+    return [{c: row[c] for c in COLUMNS} for row in rows]
+
+
+def run_draws(X: np.ndarray, y_true: np.ndarray, estimators: dict, seeds: Sequence[int], *,
+              n_per_class: int = 1, n_jobs: int = 1,
+              progress: Callable[[int, int], None] | None = None,
+              scheduler: str | None = None) -> list[dict]:
+    """Each of ``estimators`` (unfitted, by the name their rows carry) on the same label draws:
+    draw ``d`` labels ``n_per_class`` points per class with ``pick_labeled(y_true,
+    n_per_class, random_state=seeds[d])``.
+
+    The fits run ``n_jobs`` at a time (on the Dask cluster at ``scheduler`` if given, see
+    ``compute_backend``), and ``progress(done, total)`` is called after each. Returns one
+    ``run_one`` row per (estimator, draw) with its ``"draw"`` and ``"seed"``, and the errors
+    against an estimator named ``BASELINE`` (``add_baseline``), sorted by estimator then draw.
+    """
+    tasks = [(draw, seed, name) for draw, seed in enumerate(seeds) for name in estimators]
     jobs = (delayed(_task)(X, y_true, n_per_class, draw, seed, name, estimators[name])
             for draw, seed, name in tasks)
     rows = []
@@ -184,9 +195,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
             if progress is not None:
                 progress(len(rows), len(tasks))
     add_baseline(rows)
-    order = {name: i for i, name in enumerate(names)}
-    rows.sort(key=lambda r: (order[r["solver"]], r["draw"]))
-    return [{c: row[c] for c in COLUMNS} for row in rows]
+    order = {name: i for i, name in enumerate(estimators)}
+    return sorted(rows, key=lambda r: (order[r["solver"]], r["draw"]))
 
 
 def add_baseline(rows: Sequence[dict]) -> None:

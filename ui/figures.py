@@ -281,7 +281,7 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
 
 def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
     """What the Watch page shows while a solver runs: the boundary of its latest state, in the
-    player's place and size (``live`` is a ``ui.caching.TraceJob``)."""
+    player's place and size (``live`` is a ``ui.runs.TraceJob``)."""
     state, n = live.preview_state, len(live.states)
     title = f"running… {stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
     fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
@@ -348,7 +348,7 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
                               n_cols: int = 4) -> go.Figure:
     """Small multiples of a decision function: one panel per ``(title, grid, points)``.
 
-    ``display_grid`` is ``ui.caching.grid_features``'s ``(grid_x, grid_y, ...)``, or ``None``
+    ``display_grid`` is ``ui.work.grid_features``'s ``(grid_x, grid_y, ...)``, or ``None``
     for data with more than two dimensions (then only the points are drawn). A panel's ``grid``
     is the decision on that grid, ``points`` the decision on the training points; each panel
     draws f as a heatmap with the line f = 0 and the points coloured by predicted class.

@@ -55,7 +55,7 @@ FINAL = (FINISHED, FAILED, STOPPED, OUT_OF_TIME, ABANDONED, CRASHED)
 # a fresh interpreter per run would cost a second of imports.
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "s3vm_core",
-                                 "toy_data", "ui.jobs", "ui.work", "ui.widgets"])
+                                 "toy_data", "ui.jobs", "ui.work", "ui.solvers"])
 
 
 _warming = threading.Lock()

@@ -1,7 +1,7 @@
 """The teaching pages' and the Compare page's computations.
 
 Each is a module-level function of the data description and the page's settings that returns
-plain values, so that ``ui.caching.computed`` can run it in a child process (bounded, stoppable,
+plain values, so that ``ui.runs.computed`` can run it in a child process (bounded, stoppable,
 see ``ui.jobs``) and keep its result for every session.
 """
 
@@ -12,7 +12,11 @@ import warnings
 
 import numpy as np
 
+from s3vm_core import ContinuationS3VM, DeterministicAnnealingS3VM, LapSVM
 from toy_data import UNLABELED
+from ui.comparison import BASELINE, compare_solvers, run_draws
+from ui.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params
+from ui.solvers import SOLVERS, make_estimator, run_form
 from ui.work import build_dataset, grid_features
 
 #: Resolution of the teaching pages' small boundary panels.
@@ -29,11 +33,8 @@ PARALLEL_ABOVE = 300
 
 def continuation_run(data: tuple, labels: tuple, C: float, sigma: float | None = None):
     """Trace cS3VM (C* = C, §4) on the data; the fitted model, its states, the time, the
-    display grid's features and the sentence of ``ui.widgets.run_form`` when its scalable form
+    display grid's features and the sentence of ``ui.solvers.run_form`` when its scalable form
     ran (None for the exact one)."""
-    from s3vm_core.solvers.continuation import ContinuationS3VM
-    from ui.widgets import run_form
-
     X, _, X2 = build_dataset(*data)
     params, form = run_form("ContinuationS3VM", len(X), {"C": C, "sigma": sigma})
     model = ContinuationS3VM(**params)
@@ -46,8 +47,6 @@ def continuation_run(data: tuple, labels: tuple, C: float, sigma: float | None =
 
 
 def _anneal(X, labels, **params):
-    from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
-
     model = DeterministicAnnealingS3VM(**params)
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -85,8 +84,6 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int,
     The validation set is ``n_val`` unlabeled training points with their true labels (drawn
     with the data's seed), the labeled validation set of Algorithm 3.
     """
-    from s3vm_core import LapSVM
-
     X, y_true, X2 = build_dataset(*data)
     labels = np.asarray(labels)
     candidates = np.flatnonzero(labels == UNLABELED)
@@ -137,10 +134,8 @@ def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
 
 
 def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
-    """``ui.widgets.run_form``'s parameters, with the name of the form they select: "exact",
+    """``ui.solvers.run_form``'s parameters, with the name of the form they select: "exact",
     or above the app's size for it the solver's scalable form, as the Watch page runs it."""
-    from ui.widgets import SOLVERS, run_form
-
     params, note = run_form(solver, n_points, params)
     return params, "exact" if note is None else SOLVERS[solver].scalable.what
 
@@ -157,43 +152,22 @@ def label_draws(data: tuple, runs: tuple, k: int = DRAWS, progress=None) -> list
     ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
     pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
     set's: the first is the labeling a new data set starts with. Returns one row per (run,
-    draw), ``ui.comparison.run_one``'s with ``"solver"`` the run's name and ``"draw"`` (and
-    the errors against a run named ``"SVMBaseline"``, ``add_baseline``), sorted by run then
-    draw; ``progress(done, total)`` after each fit (two at a time above ``PARALLEL_ABOVE``
-    points). Above the app's size for it a solver runs its scalable form, as on the Watch and
-    Compare pages, and each row's ``"form"`` says which ("exact" or the form's description).
+    draw), ``ui.comparison.run_draws``'s with ``"solver"`` the run's name (the errors are
+    against a run named ``"SVMBaseline"``); ``progress(done, total)`` after each fit (two at a
+    time above ``PARALLEL_ABOVE`` points). Above the app's size for it a solver runs its
+    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which
+    ("exact" or the form's description).
     """
-    from joblib import Parallel, delayed
-
-    from ui.comparison import add_baseline
-
     X, y_true, _ = build_dataset(*data)
-    forms, tasks = {}, []
+    estimators, forms = {}, {}
     for name, solver, params in runs:
         params, forms[name] = _form(solver, len(X), dict(params))
-        tasks += [(name, solver, params, draw, data[3] + draw) for draw in range(k)]
-    rows = []
-    runner = Parallel(n_jobs=_jobs(len(X)), return_as="generator_unordered")
-    for row in runner(delayed(_draw_task)(X, y_true, *task) for task in tasks):
-        rows.append(row)
-        if progress is not None:
-            progress(len(rows), len(tasks))
-    add_baseline(rows)
+        estimators[name] = make_estimator(solver, params)
+    rows = run_draws(X, y_true, estimators, [data[3] + draw for draw in range(k)],
+                     n_jobs=_jobs(len(X)), progress=progress)
     for row in rows:
         row["form"] = forms[row["solver"]]
-    order = {name: i for i, (name, _, _) in enumerate(runs)}
-    return sorted(rows, key=lambda r: (order[r["solver"]], r["draw"]))
-
-
-def _draw_task(X, y_true, name: str, solver: str, params: dict, draw: int,
-               label_seed: int) -> dict:
-    from toy_data import pick_labeled
-    from ui.comparison import run_one
-
-    labels = pick_labeled(y_true, 1, random_state=label_seed)
-    row = run_one(X, y_true, labels, solver, params)
-    row.update(solver=name, draw=draw)
-    return row
+    return rows
 
 
 def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: str,
@@ -205,11 +179,8 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
     with a preset as in the paper on this data set then runs twice, as ``"<solver>:paper"``
     and ``"<solver>:default"``. The supervised baseline runs once, as in the paper unless
     ``preset`` is ``DEFAULT``. Above the app's size for it a solver runs its scalable form
-    (``ui.widgets.run_form``), and each row's ``"form"`` says which form ran ("exact" or the
+    (``ui.solvers.run_form``), and each row's ``"form"`` says which form ran ("exact" or the
     scalable form's description)."""
-    from ui.comparison import BASELINE, compare_solvers
-    from ui.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params
-
     X, y_true, _ = build_dataset(*data)
     dataset = data[0]
     single = PAPER if preset == BOTH else preset

@@ -55,7 +55,7 @@ from ui.figures import (
     point_style,
     stage_text,
 )
-from ui.state import FILM_SPEEDS
+from ui.params import FILM_SPEEDS
 
 FRONTEND = Path(__file__).with_name("player_frontend")
 #: The installed plotly package's own plotly.js, so the player and the package agree.
@@ -147,7 +147,7 @@ def _aspect(run, X2: np.ndarray) -> float:
 
 def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None = None,
               baseline=None, identity: str = "", speed: float = 1.0, loop: bool = False) -> dict:
-    """Everything the player needs to play ``run`` (a ``ui.caching.Run``), as component
+    """Everything the player needs to play ``run`` (a ``ui.runs.Run``), as component
     arguments: the still figure (plotly JSON) and, per frame, the grid's decision values and
     the point colours (zlib-compressed bytes), the stage text, the values the progress
     markers sit on and the numbers (``film_numbers``). ``baseline`` is the supervised SVM's

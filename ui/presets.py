@@ -14,12 +14,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ui.solvers import SOLVERS
+
 PAPER = "paper"
 DEFAULT = "default"
 #: Preset names as the app shows them.
 TITLES = {PAPER: "as in the paper", DEFAULT: "the generic default"}
 #: The Compare page's third choice: each solver with both presets, side by side.
 BOTH = "both"
+#: The Compare page's choices (the share link's "compare" field).
+COMPARE_CHOICES = (PAPER, DEFAULT, BOTH)
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def _toy(source, **presets):
 
 
 #: ``{(data set, solver): Preset}``; data set and solver are registry names
-#: (``toy_data.DATASETS``, ``ui.widgets.SOLVERS``). The measured effect of every one is in
+#: (``toy_data.DATASETS``, ``ui.solvers.SOLVERS``). The measured effect of every one is in
 #: docs/benchmarks.md ("Presets as in the paper, on the app's data").
 PAPER_PRESETS: dict[tuple[str, str], Preset] = {
     (dataset, solver): preset
@@ -119,3 +123,33 @@ def preset_params(dataset: str, solver: str, name: str) -> dict:
     generic default, or for the paper's where the data set has none."""
     preset = paper_preset(dataset, solver) if name == PAPER else None
     return dict(preset.params) if preset is not None else {}
+
+
+def preset_values(dataset: str, solver: str, name: str) -> dict:
+    """Every form value of ``solver`` under preset ``name`` on ``dataset``."""
+    chosen = preset_params(dataset, solver, name)
+    return {p.name: chosen.get(p.name, p.default) for p in SOLVERS[solver].params}
+
+
+def matching_preset(dataset: str, solver: str, values: dict) -> str | None:
+    """The preset whose values ``values`` (a whole form of ``solver``) are, the paper's first;
+    None when they are the user's own."""
+    for name in (PAPER, DEFAULT):
+        if ((name == DEFAULT or paper_preset(dataset, solver) is not None)
+                and values == preset_values(dataset, solver, name)):
+            return name
+    return None
+
+
+def preset_caption(dataset: str, solver: str, chosen: str, shown_params: dict) -> str:
+    """One line on what a preset set: ``shown_params`` (e.g. σ) and where they come from."""
+    values = ", ".join(f"{label} = {value}" for label, value in shown_params.items())
+    if chosen == PAPER and (preset := paper_preset(dataset, solver)):
+        return f"{values}: the preset as in the paper, {preset.source}."
+    return f"{values}: the generic default."
+
+
+def sigma_caption(dataset: str, solver: str, chosen: str, sigma) -> str:
+    """``preset_caption`` of a teaching page, whose preset sets the RBF width σ."""
+    return preset_caption(dataset, solver, chosen,
+                          {"σ": sigma if sigma is not None else "the median distance"})

@@ -17,6 +17,7 @@ import numpy as np
 from s3vm_core import decision_on_grid
 from toy_data import make_dataset, project_2d
 from ui.jobs import finish_requested
+from ui.solvers import make_estimator
 
 #: Most frames sent to the browser for client-side playback; together with GRID_SIZE this keeps
 #: a film's payload small (about 0.25 MB).
@@ -92,8 +93,6 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     ``("frames", frames, grid decisions, point decisions, solver seconds)``. The solver runs in
     a thread of its own so that a request to finish is heard even inside a long C call.
     """
-    from ui.widgets import make_estimator  # the solver registry
-
     X, _, X2 = build_dataset(*data)
     estimator = make_estimator(solver, dict(params))
     start = time.perf_counter()

@@ -4,7 +4,8 @@ and says so, and "Run again" starts it over; the labels survive."""
 import pytest
 from page_helpers import film
 
-from ui import caching, jobs, state
+from ui import jobs, runs, state
+from ui.params import MIN_BUDGET
 
 WATCH = "pages/watch.py"
 TEACHING = ["pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py"]
@@ -12,9 +13,9 @@ TEACHING = ["pages/continuation.py", "pages/annealing.py", "pages/early_stopping
 
 @pytest.fixture(autouse=True)
 def fresh_runs():
-    caching._shelf.clear()
+    runs._shelf.clear()
     yield
-    caching._shelf.clear()
+    runs._shelf.clear()
 
 
 def test_a_watch_run_that_reaches_its_budget_plays_the_path_so_far(app):
@@ -25,11 +26,11 @@ def test_a_watch_run_that_reaches_its_budget_plays_the_path_so_far(app):
     at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "loss")] = (
         "squared_hinge")
     labels = list(at.run().session_state[state.LABELS])
-    at.session_state[state.RUN_BUDGET] = state.MIN_BUDGET
+    at.session_state[state.RUN_BUDGET] = MIN_BUDGET
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
     (notice,) = at.warning
-    assert f"It reached its time budget of {state.MIN_BUDGET} s" in notice.value
+    assert f"It reached its time budget of {MIN_BUDGET} s" in notice.value
     assert "the path so far" in notice.value
     shown = film(at)
     assert len(shown["states"]) >= 1 and shown["frame"] == len(shown["states"]) - 1
@@ -39,7 +40,7 @@ def test_a_watch_run_that_reaches_its_budget_plays_the_path_so_far(app):
 
 @pytest.mark.parametrize("page", TEACHING)
 def test_a_teaching_page_out_of_time_says_so_and_runs_again(app, monkeypatch, page):
-    monkeypatch.setattr(caching, "LESSON_BUDGET", 0.05)
+    monkeypatch.setattr(runs, "LESSON_BUDGET", 0.05)
     at = app.run()
     at.session_state[state.N_SAMPLES] = 100
     labels = list(at.run().session_state[state.LABELS])
@@ -47,7 +48,7 @@ def test_a_teaching_page_out_of_time_says_so_and_runs_again(app, monkeypatch, pa
     assert not at.exception
     assert "reached its time budget of 0.05 s" in at.error[0].value
     (again,) = [b for b in at.button if b.label == "Run again"]
-    monkeypatch.setattr(caching, "LESSON_BUDGET", 120.0)
+    monkeypatch.setattr(runs, "LESSON_BUDGET", 120.0)
     again.click().run()
     assert not at.exception and not at.error
     assert at.get("plotly_chart")

@@ -6,7 +6,7 @@ import re
 import pytest
 from page_helpers import plotly_specs
 
-from ui import caching, presets, state
+from ui import presets, runs, state
 
 CONTINUATION = "pages/continuation.py"
 ANNEALING = "pages/annealing.py"
@@ -17,7 +17,7 @@ EARLY_STOPPING = "pages/early_stopping.py"
 def _room_to_compute(monkeypatch):
     # The lessons are timed in benchmarks/teaching_pages.py; here they must finish even on a
     # machine busy with other tests.
-    monkeypatch.setattr(caching, "LESSON_BUDGET", 900.0)
+    monkeypatch.setattr(runs, "LESSON_BUDGET", 900.0)
 
 
 def open_with_defaults(app, page):

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from toy_data import DATASETS
 from ui import state
-from ui.widgets import SOLVERS
+from ui.solvers import SOLVERS
 
 WATCH = "pages/watch.py"
 
@@ -220,7 +220,7 @@ def _adder():
     import streamlit as st
 
     from ui import state
-    from ui.caching import current_data
+    from ui.runs import current_data
 
     state.init()
     if st.button("add"):

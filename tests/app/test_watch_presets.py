@@ -7,7 +7,7 @@ from urllib.parse import unquote
 from page_helpers import new_session, shown_numbers
 
 from ui import state
-from ui.widgets import SOLVERS
+from ui.solvers import SOLVERS
 
 WATCH = "pages/watch.py"
 

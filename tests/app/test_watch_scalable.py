@@ -4,7 +4,7 @@
 from page_helpers import film
 
 from ui import state
-from ui.widgets import SCALABLE_ABOVE, SOLVERS
+from ui.solvers import SCALABLE_ABOVE, SOLVERS
 
 WATCH = "pages/watch.py"
 

@@ -146,7 +146,7 @@ def test_run_one_scores_on_unlabeled_points_only(blobs):
 
 def test_the_lessons_label_draws_run_the_scalable_forms_above_the_size_and_name_them():
     from ui import lessons
-    from ui.widgets import SCALABLE_ABOVE, SOLVERS, scalable_caption
+    from ui.solvers import SCALABLE_ABOVE, SOLVERS, scalable_caption
 
     n = SCALABLE_ABOVE + 100
     data = ("two_moons", n, 0.1, 0, ())

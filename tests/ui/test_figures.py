@@ -6,13 +6,13 @@ from run_helpers import high_dimensional_run, make_run
 
 from s3vm_core import SVMBaseline
 from toy_data import pick_labeled, two_moons
-from ui.caching import display_grid, pick_frames
 from ui.figures import (
     CLASS_SYMBOLS,
     labeling_figure,
     player_figure,
     point_style,
 )
+from ui.work import display_grid, pick_frames
 
 
 def test_labeled_points_differ_by_shape_not_only_colour():

@@ -8,7 +8,8 @@ import pytest
 
 from toy_data import DATASETS
 from ui import presets
-from ui.widgets import SOLVERS, preset_values
+from ui.presets import preset_values
+from ui.solvers import SOLVERS
 
 
 @pytest.mark.parametrize(("dataset", "solver"), sorted(presets.PAPER_PRESETS))

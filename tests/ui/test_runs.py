@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from s3vm_core import decision_on_grid
-from ui import caching, jobs
+from ui import jobs, runs, solvers, work
 from ui.figures import running_figure
-from ui.widgets import make_estimator
+from ui.solvers import make_estimator
 
 MOONS = ("two_moons", 120, 0.1, 3)
 #: Deterministic annealing with the hinge loss takes seconds here (1.7 s of CPU for its 208
@@ -20,14 +20,14 @@ SLOW = (("two_moons", 2000, 0.1, 3), "DeterministicAnnealingS3VM", ())
 
 @pytest.fixture(autouse=True)
 def fresh_runs(monkeypatch):
-    caching._shelf.clear()
+    runs._shelf.clear()
     monkeypatch.setattr(jobs, "ABANDON_AFTER", 60.0)  # these tests look away at times
     yield
-    caching._shelf.clear()
+    runs._shelf.clear()
 
 
 def one_label_per_class(data=MOONS):
-    _, y, _ = caching.dataset(*data)
+    _, y, _ = runs.dataset(*data)
     labels = np.full(y.size, -1)
     for cls in (0, 1):
         labels[np.flatnonzero(y == cls)[0]] = cls
@@ -36,17 +36,17 @@ def one_label_per_class(data=MOONS):
 
 def grid_of(solver, labels, data=MOONS, params=()):
     """The states of a run computed here, and the display grid's features."""
-    X, _, X2 = caching.dataset(*data)
+    X, _, X2 = runs.dataset(*data)
     estimator = make_estimator(solver, dict(params))
     trace = estimator.trace(X, np.asarray(labels))
-    grid = caching.grid_features(estimator, X, X2)
+    grid = work.grid_features(estimator, X, X2)
     return list(trace), grid
 
 
 def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     labels = one_label_per_class()
     start = time.perf_counter()
-    run = caching.run_solver(MOONS, labels, "QNS3VM", ())
+    run = runs.run_solver(MOONS, labels, "QNS3VM", ())
     wall = time.perf_counter() - start
     states, (_, _, features) = grid_of("QNS3VM", labels)
     assert run.complete and run.states[-1].event == "final"
@@ -58,17 +58,17 @@ def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     np.testing.assert_allclose(run.point_decisions[-1], states[-1].train_decision, rtol=1e-5,
                                atol=1e-5)
     assert 0 < run.seconds < wall  # the solver's time, not the wait for the page
-    assert caching.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
+    assert runs.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
 
 
 def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
-    monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
+    monkeypatch.setattr(runs, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
     # a run of about a second (DA's squared hinge, 400 points), so that the page, looking
     # every 0.25 s, finds it running several times
     data, params = ("two_moons", 400, 0.1, 3), (("loss", "squared_hinge"),)
     labels = one_label_per_class(data)
     seen = []
-    run = caching.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
+    run = runs.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
                              preview=lambda live: seen.append(live.latest_panel("now")))
     assert len(seen) >= 2
     states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels, data, params)
@@ -76,16 +76,16 @@ def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatc
     index = next(i for i, s in enumerate(run.states) if s.train_decision is points)
     np.testing.assert_allclose(grid.ravel(), decision_on_grid(features, [states[index]])[0],
                                rtol=1e-4, atol=1e-4)
-    assert title == "now" and grid.shape == (caching.GRID_SIZE, caching.GRID_SIZE)
+    assert title == "now" and grid.shape == (work.GRID_SIZE, work.GRID_SIZE)
 
 
 def test_the_preview_figure_shows_the_latest_boundary_and_progress(monkeypatch):
-    monkeypatch.setattr(caching, "PREVIEW_EVERY", 0.0)
+    monkeypatch.setattr(runs, "PREVIEW_EVERY", 0.0)
     labels = one_label_per_class()
-    job = caching.start_run(MOONS, labels, "ContinuationS3VM", ())
+    job = runs.start_run(MOONS, labels, "ContinuationS3VM", ())
     while job.preview is None:
         job.wait(0.1)
-    fig = running_figure(job, caching.dataset(*MOONS)[2], np.array(labels))
+    fig = running_figure(job, runs.dataset(*MOONS)[2], np.array(labels))
     title = fig.layout.annotations[0].text
     assert "running" in title and "so far" in title
     fill, lines = fig.data[:2]
@@ -96,11 +96,11 @@ def test_the_preview_figure_shows_the_latest_boundary_and_progress(monkeypatch):
 def test_a_rerun_in_the_middle_of_a_solve_finds_it_running():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = caching.start_run(data, labels, solver, params)
+    job = runs.start_run(data, labels, solver, params)
     while not job.states:
         job.wait(0.1)
-    assert caching.start_run(data, labels, solver, params) is job and not job.done
-    run = caching.follow_run(job)
+    assert runs.start_run(data, labels, solver, params) is job and not job.done
+    run = runs.follow_run(job)
     assert run.complete and len(run.states) > 1
 
 
@@ -110,7 +110,7 @@ def test_two_sessions_share_one_run_without_racing():
 
     def session():
         try:
-            results.append(caching.run_solver(MOONS, labels, "DeterministicAnnealingS3VM", ()))
+            results.append(runs.run_solver(MOONS, labels, "DeterministicAnnealingS3VM", ()))
         except Exception as error:  # noqa: BLE001 - reported by the assertion below
             errors.append(error)
 
@@ -128,28 +128,28 @@ def test_two_sessions_share_one_run_without_racing():
 def test_bad_parameters_raise_the_solvers_sentence():
     labels = one_label_per_class()
     with pytest.raises(ValueError, match="lam"):
-        caching.run_solver(MOONS, labels, "QNS3VM", (("lam", -1.0),))
-    run = caching.run_solver(MOONS, labels, "QNS3VM", (("lam", 1.0),))
+        runs.run_solver(MOONS, labels, "QNS3VM", (("lam", -1.0),))
+    run = runs.run_solver(MOONS, labels, "QNS3VM", (("lam", 1.0),))
     assert run.states[-1].event == "final"
 
 
 def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = caching.start_run(data, labels, solver, params)
+    job = runs.start_run(data, labels, solver, params)
     while len(job.states) < 3:
         job.wait(0.1)
-    caching.stop_job(caching.run_key(data, labels, solver, params))
-    run = caching.follow_run(job)
+    runs.stop_job(runs.run_key(data, labels, solver, params))
+    run = runs.follow_run(job)
     assert run.ended == jobs.STOPPED and not run.complete
     assert 3 <= len(run.states) and run.states[-1].event != "final"
     assert run.frames[-1] == len(run.states) - 1
     assert run.grid_decisions.shape[0] == len(run.frames) == run.point_decisions.shape[0]
     assert not job._process.is_alive()
     # asked for again, the stopped run is what the page shows, until it is forgotten
-    assert caching.start_run(data, labels, solver, params) is job
-    caching.forget_job(caching.run_key(data, labels, solver, params))
-    fresh = caching.start_run(data, labels, solver, params)
+    assert runs.start_run(data, labels, solver, params) is job
+    runs.forget_job(runs.run_key(data, labels, solver, params))
+    fresh = runs.start_run(data, labels, solver, params)
     assert fresh is not job
     fresh.stop()
 
@@ -158,7 +158,7 @@ def test_a_run_ends_at_its_budget_with_the_path_so_far():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
     start = time.perf_counter()
-    run = caching.run_solver(data, labels, solver, params, budget=1.0)
+    run = runs.run_solver(data, labels, solver, params, budget=1.0)
     assert run.ended == jobs.OUT_OF_TIME and run.budget == 1.0
     assert time.perf_counter() - start < 1.0 + 6.0  # the budget, then at most the hand-over
     assert len(run.states) >= 1
@@ -168,29 +168,29 @@ def test_an_abandoned_run_starts_anew_when_asked_for_again(monkeypatch):
     monkeypatch.setattr(jobs, "ABANDON_AFTER", 0.5)
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = caching.start_run(data, labels, solver, params)
+    job = runs.start_run(data, labels, solver, params)
     deadline = time.monotonic() + 10
     while not job.done:
         assert time.monotonic() < deadline
         time.sleep(0.1)  # the page has gone: nobody waits
     assert job.status == jobs.ABANDONED
-    again = caching.start_run(data, labels, solver, params)
+    again = runs.start_run(data, labels, solver, params)
     assert again is not job
     again.stop()
 
 
 def test_a_long_run_is_announced_before_it_starts():
-    assert caching.expected_seconds("LDS", 2000) > caching.LONG_RUN
-    assert caching.expected_seconds("LapSVM", 200) < 0.1
+    assert solvers.expected_seconds("LDS", 2000) > solvers.LONG_RUN
+    assert solvers.expected_seconds("LapSVM", 200) < 0.1
     # the scalable form the Watch page runs at 2,000 points is not long
-    assert caching.expected_seconds("LDS", 2000, scalable=True) < caching.LONG_RUN
+    assert solvers.expected_seconds("LDS", 2000, scalable=True) < solvers.LONG_RUN
 
 
 def test_a_run_stopped_before_its_first_state_says_so():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = caching.start_run(data, labels, solver, params)
+    job = runs.start_run(data, labels, solver, params)
     job.stop()  # at once: the solver has not produced a state yet
     with pytest.raises(ValueError, match="before the solver reached its first state"):
-        caching.follow_run(job)
+        runs.follow_run(job)
     assert job.status == jobs.STOPPED

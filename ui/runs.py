@@ -19,20 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from ui import state
 from ui.jobs import ABANDONED, CRASHED, FINISHED, OUT_OF_TIME, QUEUED, STOPPED, Job
-from ui.work import (  # noqa: F401 - the pages' names for the grid helpers
-    GRID_SIZE,
-    MAX_FRAMES,
-    build_dataset,
-    call_work,
-    display_grid,
-    grid_features,
-    pick_frames,
-    trace_work,
-)
+from ui.params import DEFAULT_BUDGET
+from ui.work import build_dataset, call_work, trace_work
 
-#: Solver time a Watch page run may take (seconds) unless the page asks for another budget.
-RUN_BUDGET = 60.0
 #: Budget of a teaching page's computation (seconds).
 LESSON_BUDGET = 120.0
 #: Seconds between two previews of a running solver on the Watch page.
@@ -46,25 +37,6 @@ PREVIEW_POINTS = 500
 FRESH_PAGE_SETTLE = 4.0
 #: Most runs kept (finished or not); older finished ones are forgotten first.
 KEPT_RUNS = 16
-#: A run expected to take longer than this (seconds) is announced before it starts.
-LONG_RUN = 10.0
-#: Rough solver time at n = 1000 (seconds) and its growth exponent in n, with the default
-#: parameters, from the "Fit time against n" tables of docs/benchmarks.md (one BLAS thread;
-#: label switching and DA from the scale section of issue 16, where their hinge SVMs became
-#: warm-started active sets: DA's time hardly grows on two moons, 3.6-8 s from n = 500 to 2000):
-#: enough to warn before a long run.
-COST = {
-    "SVMBaseline": (0.01, 1.0), "GradientTSVM": (0.22, 2.4), "LDS": (1.9, 3.0),
-    "GraphKernelSVM": (1.4, 3.0), "LabelSwitchingTSVM": (0.6, 2.3),
-    "ContinuationS3VM": (0.46, 2.0), "QNS3VM": (1.2, 1.6),
-    "DeterministicAnnealingS3VM": (3.0, 1.0), "LapSVM": (0.06, 2.4), "LapRLSC": (0.05, 2.2),
-}
-#: The same for the scalable forms the Watch page runs above ``ui.widgets.SCALABLE_ABOVE``
-#: points (``ui.widgets.run_form``), from their rows of the scale section.
-SCALABLE_COST = {
-    "GradientTSVM": (0.3, 1.0), "LDS": (0.4, 2.25), "GraphKernelSVM": (0.35, 2.2),
-    "ContinuationS3VM": (0.4, 1.3),
-}
 
 
 dataset = st.cache_data(max_entries=16, show_spinner=False)(build_dataset)
@@ -191,19 +163,12 @@ def _shelf() -> _Shelf:
     return _Shelf()
 
 
-def expected_seconds(solver: str, n_points: int, scalable: bool = False) -> float:
-    """About how long ``solver`` (its scalable form with ``scalable``) takes on ``n_points``
-    points (``COST``, ``SCALABLE_COST``)."""
-    at_1000, growth = (SCALABLE_COST if scalable else COST).get(solver, (0.0, 1.0))
-    return at_1000 * (n_points / 1000) ** growth
-
-
 def run_key(data: tuple, labels: tuple, solver: str, params: tuple) -> tuple:
     return ("trace", data, labels, solver, params)
 
 
 def start_run(data: tuple, labels: tuple, solver: str, params: tuple,
-              budget: float = RUN_BUDGET) -> TraceJob:
+              budget: float = DEFAULT_BUDGET) -> TraceJob:
     """The (shared) run of ``solver`` on the data set ``data`` with ``labels`` (``-1`` =
     unlabeled), started if it is not running or kept already."""
     return _shelf().get(run_key(data, labels, solver, params),
@@ -247,7 +212,7 @@ def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
 
 def run_solver(data: tuple, labels: tuple, solver: str, params: tuple,
                preview: Callable[[TraceJob], None] | None = None,
-               budget: float = RUN_BUDGET) -> Run:
+               budget: float = DEFAULT_BUDGET) -> Run:
     """The run of ``solver`` (see ``start_run``), waited for; a finished run is computed once
     per arguments."""
     return follow_run(start_run(data, labels, solver, params, budget), preview)
@@ -351,7 +316,7 @@ def computed(function: Callable, *args, what: str,
 
 def boundary_panel(title: str, state, grid):
     """``(title, decision on the grid or None, decision on the points)`` of one state, for
-    ``figures.boundary_multiples_figure``; ``grid`` comes from ``grid_features``."""
+    ``figures.boundary_multiples_figure``; ``grid`` comes from ``ui.work.grid_features``."""
     from s3vm_core import decision_on_grid
 
     if grid is None:
@@ -364,8 +329,6 @@ def boundary_panel(title: str, state, grid):
 def current_data():
     """``(X, y_true, X_2d, labels)`` of the session's data set; on bad settings, an error
     message and a stopped page (the labels are kept)."""
-    from ui import state
-
     try:
         X, y_true, X2 = dataset(*state.data_description())
     except ValueError as error:

@@ -1,0 +1,143 @@
+"""The solvers' parameter forms, the preset buttons, and the messages that stop a page before
+a run whose input is not valid."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from toy_data import DATASETS, UNLABELED
+from ui import presets
+from ui import state as keys
+from ui.params import Param, problems
+from ui.solvers import SOLVERS
+
+
+def number_box(container, param: Param, key: str, **options):
+    """A number input for ``param`` under ``key``, without bounds of its own: the page holds its
+    value to ``param`` (``Param.check``) and says what is wrong, where a bounded box would turn
+    red in the browser and go on sending its previous value. Its help gives the range."""
+    kind = {"step": 1} if param.integer else {"format": "%g"}
+    # A widget whose key is already in the session must not also get a default value.
+    initial = {} if key in st.session_state else {"value": param.default}
+    return container.number_input(
+        param.label, key=key, help=param.help + param.allowed if param.help else None,
+        placeholder=param.placeholder or None, **{**kind, **initial, **options})
+
+
+def parameter_form(name: str, n_columns: int = 3) -> dict:
+    """Draw the parameter widgets of solver ``name`` in ``n_columns`` columns; return their
+    values by parameter name (``require_valid_parameters`` holds them to their ranges)."""
+    values = {}
+    columns = st.columns(n_columns)
+    for index, param in enumerate(SOLVERS[name].params):
+        column = columns[index % n_columns]
+        key = keys.solver_param_key(name, param.name)
+        if param.options:
+            initial = ({} if key in st.session_state
+                       else {"index": param.options.index(param.default)})
+            values[param.name] = column.selectbox(
+                param.label, param.options, key=key, help=param.help,
+                format_func=param.option_text, **initial)
+        else:
+            values[param.name] = number_box(column, param, key)
+    return values
+
+
+def current_preset(dataset: str, solver: str) -> str | None:
+    """The preset whose values the form holds (the paper's first), or None when the user has
+    changed them."""
+    return presets.matching_preset(dataset, solver, keys.form_values(solver))
+
+
+def apply_preset(dataset: str, solver: str, name: str) -> None:
+    """Fill ``solver``'s form with preset ``name`` (a button's callback, or before the form is
+    drawn) and remember it was applied for this data set."""
+    state = st.session_state
+    for param_name, value in presets.preset_values(dataset, solver, name).items():
+        state[keys.solver_param_key(solver, param_name)] = value
+    state[keys.PRESET_APPLIED] = {**state.get(keys.PRESET_APPLIED, {}),
+                                  solver: [dataset, name]}
+
+
+def open_on_preset(dataset: str, solver: str) -> None:
+    """On every page, before the Watch page's form is drawn: a solver's form opens on its
+    preset as in the paper where the data set has one (the generic default elsewhere); when
+    the data set has changed since a preset was applied and the form still holds it, the new
+    data set's preset replaces it. Values the user typed, or a shared link set, are left
+    alone."""
+    state = st.session_state
+    drawn = any(keys.solver_param_key(solver, p.name) in state for p in SOLVERS[solver].params)
+    applied = state.get(keys.PRESET_APPLIED, {}).get(solver)
+    if not drawn:
+        apply_preset(dataset, solver, presets.first_preset(dataset, solver))
+    elif (applied is not None and applied[0] != dataset
+          and keys.form_values(solver) == presets.preset_values(applied[0], solver, applied[1])):
+        apply_preset(dataset, solver, presets.first_preset(dataset, solver))
+
+
+#: The Watch page's buttons that fill the form with a preset.
+PRESET_BUTTONS = {presets.PAPER: "Use the setting as in the paper",
+                  presets.DEFAULT: "Use the generic default"}
+
+
+def preset_line(container, dataset: str, solver: str) -> None:
+    """Under the Watch page's form: which preset its values are (and where the paper's comes
+    from), with one click to the other, or to either once the user has changed them."""
+    current = current_preset(dataset, solver)
+    paper = presets.paper_preset(dataset, solver)
+    where = DATASETS[dataset].title.lower() if dataset in DATASETS else dataset
+    if current == presets.PAPER:
+        text, others = (f"Parameters **as in the paper** for {where}: {paper.source}.",
+                        [presets.DEFAULT])
+    elif current == presets.DEFAULT:
+        text = "Parameters: **the generic default** (the papers' data-independent rules)."
+        if paper is None:
+            text += f" No paper gives {SOLVERS[solver].title} a setting for {where}."
+        others = [presets.PAPER] if paper is not None else []
+    else:
+        text = "Parameters: your own."
+        others = [presets.PAPER, presets.DEFAULT] if paper is not None else [presets.DEFAULT]
+    line, *places = container.columns([4, *[2] * len(others)], vertical_alignment="center")
+    line.caption(text)
+    for place, name in zip(places, others, strict=True):
+        place.button(PRESET_BUTTONS[name], key=f"{keys.WATCH_PRESET}:{name}",
+                     on_click=apply_preset, args=(dataset, solver, name), width="stretch",
+                     help="Fill the form with this preset and run it.")
+
+
+def preset_choice(container, name: str, dataset: str, solver: str) -> tuple[str, dict]:
+    """A teaching page's radio between ``solver``'s presets on ``dataset`` (only the default
+    where the data set has no paper preset), under the page's key ``name``; returns the preset
+    chosen and its parameters (``ui.presets.preset_params``). It opens on the paper's."""
+    options = [presets.PAPER, presets.DEFAULT]
+    if presets.paper_preset(dataset, solver) is None:
+        options = [presets.DEFAULT]
+    key = keys.keep_preset_widget(name, dataset, None, options[0])
+    if st.session_state[key] not in options:
+        st.session_state[key] = options[0]
+    container.radio("parameters", options, key=key, format_func=presets.TITLES.get,
+                    horizontal=True, help="The preset as in the paper is the setting the "
+                    "papers use or select on this data set (docs/benchmarks.md, \"Presets\"); "
+                    "the generic default is the solver's data-independent default, e.g. σ = "
+                    "the median distance.")
+    chosen = st.session_state[key]
+    return chosen, presets.preset_params(dataset, solver, chosen)
+
+
+def require_valid_parameters(name: str, values: dict, *more) -> None:
+    """Stop the page before solver ``name`` runs when a parameter (or one of the ``(param,
+    value)`` pairs ``more``) is outside what its box accepts, saying which and what is
+    allowed: the previous film must not pass for a run of the values on screen."""
+    checks = [(param, values.get(param.name)) for param in SOLVERS[name].params]
+    if found := problems([*checks, *more]):
+        st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run** again.")
+        st.stop()
+
+
+def require_both_classes(labels, solver: str = "a solver") -> None:
+    """Stop the page with a clear message unless both classes have a labeled point."""
+    if not {0, 1} <= set(np.asarray(labels)[np.asarray(labels) != UNLABELED].tolist()):
+        st.error("Label at least one point of each class on the **Data & labels** page: a "
+                 f"classifier needs an example of both classes before {solver} can run.")
+        st.stop()

@@ -1,0 +1,130 @@
+"""Value specs of the app's settings (``Param``), how a message quotes a value, and the limits.
+
+Streamlit-free: the share link's parser (``ui.scenario``), the solver registry
+(``ui.solvers``) and the widgets (``ui.forms``, ``ui.sidebar``) hold values to the same specs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: Largest data set the app draws; kernels of this size stay interactive.
+MAX_POINTS = 2000
+#: Most points a user may add by clicking (and the data set stays within MAX_POINTS).
+MAX_ADDED = 200
+#: Range of a Watch page run's time budget (seconds), and the budget a session starts with.
+MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 5, 600, 60
+#: Play's speeds on the Watch page's player.
+FILM_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One setting as its widget shows it, and the values the widget accepts (``check``).
+
+    ``default=None`` with ``optional=True`` means "the paper's data-dependent default" (shown as
+    an empty box with ``placeholder``).
+    """
+
+    name: str
+    label: str
+    default: object
+    help: str
+    low: float | None = None
+    high: float | None = None
+    options: tuple = ()
+    integer: bool = False
+    optional: bool = False
+    placeholder: str = ""
+
+    def option_text(self, option) -> str:
+        """How a selectbox shows one of ``options``: None as the placeholder (the paper's
+        data-dependent default) or "none", infinity as ∞."""
+        if option is None:
+            return self.placeholder or "none"
+        if isinstance(option, float) and math.isinf(option):
+            return "∞"
+        return str(option)
+
+    def check(self, value):
+        """``value`` as the widget holds it (an int or a float); a ``ValueError`` saying what
+        is wrong and what is allowed when the widget does not accept it.
+
+        The number boxes have no bounds of their own (a box refuses an out-of-range value
+        in the browser, turns red and keeps sending its old one, so the page could not tell
+        that the value on screen was not used): this is where a value is held to them.
+        """
+        if self.options:
+            if value not in self.options or isinstance(value, bool):
+                allowed = ", ".join("none" if o is None else str(o) for o in self.options)
+                raise ValueError(f"{self.label} must be one of {allowed}, not {shown(value)}.")
+            return value
+        if value is None:
+            if self.optional:
+                return None
+            raise ValueError(f"{self.label} needs a value.")
+        kind = "a whole number" if self.integer else "a number"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
+        if not math.isfinite(value):
+            raise ValueError(f"{self.label} must be a finite number, not {shown(value)}.")
+        if self.integer and value != int(value):
+            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
+        if not ((self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high)):
+            raise ValueError(f"{self.label} = {shown(value)} is outside the allowed range "
+                             f"{shown(self.low)} to {shown(self.high)}.")
+        return int(value) if self.integer else float(value) + 0.0  # + 0.0: no -0.0
+
+    @property
+    def allowed(self) -> str:
+        """" Allowed: low to high." for a help text, or "" when the range is open."""
+        if self.low is None or self.high is None:
+            return ""
+        return f" Allowed: {shown(self.low)} to {shown(self.high)}."
+
+
+def shown(value, width: int = 40) -> str:
+    """A value as a message quotes it: numbers short (1e-8, 2000), anything else as its
+    ``repr`` cut to ``width`` characters (a link may hold a string of any length)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        text = f"{value:.6g}"
+        return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def problems(checks) -> list[str]:
+    """What ``Param.check`` says of each ``(param, value)`` whose value its widget refuses."""
+    found = []
+    for param, value in checks:
+        try:
+            param.check(value)
+        except ValueError as problem:
+            found.append(str(problem))
+    return found
+
+
+#: The sidebar's number settings; a shared link is held to the same (``ui.scenario``).
+N_POINTS = Param("n", "n (points)", None, "Number of points. Kernel solvers cost O(n²) memory.",
+                 low=10, high=MAX_POINTS, integer=True)
+#: No help text: a "Help for seed" button would share the box's accessible name.
+SEED = Param("seed", "seed", 0, "", low=0, high=2**31 - 1, integer=True)
+#: The Watch page's time budget of a run.
+BUDGET = Param("budget", "time budget (s)", DEFAULT_BUDGET,
+               "A run ends after this much solver time and plays the path so far.",
+               low=MIN_BUDGET, high=MAX_BUDGET, integer=True)
+
+
+def noise_param(spec) -> Param:
+    """The sidebar's noise slider for data set ``spec`` (a registry entry of ``toy_data``)."""
+    return Param("noise", "noise", spec.noise, "Standard deviation of the jitter.", low=0.0,
+                 high=2.0 if spec.noise >= 0.5 else 0.5)
+
+
+def max_added(n_generated: int) -> int:
+    """How many points may be added by clicking to ``n_generated`` generated ones."""
+    return max(0, min(MAX_ADDED, MAX_POINTS - n_generated))
