@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 #: Largest data set the app draws; kernels of this size stay interactive.
 MAX_POINTS = 2000
@@ -67,7 +68,9 @@ class Param:
         kind = "a whole number" if self.integer else "a number"
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
-        if not math.isfinite(value):
+        # (an int is finite at any size; math.isfinite would convert it to a float, which a
+        # JSON integer of 310 digits overflows)
+        if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{self.label} must be a finite number, not {shown(value)}.")
         if self.integer and value != int(value):
             raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
@@ -88,8 +91,12 @@ class Param:
 def shown(value, width: int = 40) -> str:
     """A value as a message quotes it: numbers short (1e-8, 2000), anything else as its
     ``repr`` cut to ``width`` characters (a link may hold a string of any length)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
-        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) < 10**15:
+            return str(value)
+        # a JSON integer may have thousands of digits (float() overflows at 310)
+        mantissa, exponent = f"{Decimal(value):.6g}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
     if isinstance(value, float) and math.isfinite(value):
         text = f"{value:.6g}"
         return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")

@@ -11,7 +11,6 @@ scenario and the session.
 from __future__ import annotations
 
 import json
-import math
 
 from toy_data import DATASETS, UNLABELED
 from ui.params import BUDGET, FILM_SPEEDS, N_POINTS, SEED, max_added, noise_param, shown
@@ -26,8 +25,13 @@ FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params
 DEFAULTS = {"dataset": "two_moons", "seed": SEED.default, "solver": DEFAULT_SOLVER,
             "budget": BUDGET.default, "speed": 1.0, "loop": False, "presentation": False,
             "compare": PAPER}
-#: Longest scenario text read (2,000 points, every one labeled, take about 25,000 characters).
-MAX_CHARS = 100_000
+#: Longest scenario text read. The address a link opens is at most about 128,000 bytes long
+#: for the server (Tornado's request header limit; beyond it the browser shows a bare "HTTP
+#: ERROR 400"), and JSON takes up to three times its length in an address, where quotes,
+#: braces and colons are percent-encoded: any text the app refuses still reaches it, and its
+#: refusal is a sentence. A scenario of 2,000 points, every one labeled, with 200 added points
+#: takes about 25,000 characters (tests/ui/test_scenario.py).
+MAX_CHARS = 40_000
 #: Deepest nesting of a scenario's JSON: an object of lists of ``[x, y, class]`` lists.
 MAX_DEPTH = 3
 DEFAULT_LABELS = "the data set starts with one random label per class"
@@ -70,8 +74,12 @@ def parse(text: str) -> tuple[dict, list[str]]:
     Raises ``ValueError`` when the text is no scenario at all (not JSON, not an object, too
     long or too deeply nested).
     """
-    data = _scenario_object(text)
+    data, repeated = _scenario_object(text)
     notes = []
+    if repeated:
+        notes.append(f"{_listed(repeated)} {'is' if len(repeated) == 1 else 'are'} given more "
+                     f"than once: the last value {'is' if len(repeated) == 1 else 'of each is'} "
+                     "used.")
     if unknown := [key for key in data if key not in FIELDS]:
         notes.append(f"{_plural(len(unknown), 'Unknown field')} {_listed(unknown)} ignored: a "
                      f"scenario has {', '.join(FIELDS)}.")
@@ -139,23 +147,42 @@ def parse(text: str) -> tuple[dict, list[str]]:
     return values, notes
 
 
-def _scenario_object(text: str) -> dict:
-    """A scenario's text as a JSON object, or a ``ValueError`` saying why it is none."""
+def _scenario_object(text: str) -> tuple[dict, list[str]]:
+    """A scenario's text as a JSON object, with the names any of its objects gives more than
+    once; a ``ValueError`` saying why it is none."""
     if len(text) > MAX_CHARS:
         raise ValueError(f"it is {len(text):,} characters long, more than a scenario can be "
                          f"({MAX_CHARS:,}).")
+    repeated = []
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, repeated))
     except RecursionError:
-        data = None  # nested far too deeply for the parser
+        raise ValueError("it is nested more deeply than a scenario is.") from None
     except ValueError as error:  # not JSON, or an integer of more than 4,300 digits
         raise ValueError("it is not valid JSON.") from error
-    if data is None or _depth(data) > MAX_DEPTH:
-        raise ValueError("it is nested more deeply than a scenario is.")
     if not isinstance(data, dict):
-        raise ValueError('it must describe a scenario as a JSON object, such as '
-                         '{"dataset": "two_moons", "n": 200}.')
-    return data
+        raise ValueError(f"it is {_json_text(data)}, not a scenario: a scenario is a JSON "
+                         'object such as {"dataset": "two_moons", "n": 200}.')
+    if _depth(data) > MAX_DEPTH:
+        raise ValueError("it is nested more deeply than a scenario is.")
+    return data, repeated
+
+
+def _json_text(value, width: int = 40) -> str:
+    """A JSON value as the link wrote it (null, true, a list...), cut to ``width``."""
+    text = json.dumps(value)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _object(pairs: list, repeated: list) -> dict:
+    """A JSON object from its ``pairs``; a name given twice is added to ``repeated`` (the
+    last value is the one used, as JSON readers do)."""
+    seen = set()
+    for name, _ in pairs:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    return dict(pairs)
 
 
 def _depth(value) -> int:
@@ -202,8 +229,8 @@ def _valid_points(points, name: str, most: int) -> list[list]:
     checked = []
     for point in points:
         if not (isinstance(point, list) and len(point) == 3
-                and all(_is_number(v) and math.isfinite(v) and abs(v) <= 1e6
-                        for v in point[:2]) and _is_class(point[2])):
+                and all(_is_number(v) and abs(v) <= 1e6 for v in point[:2])
+                and _is_class(point[2])):
             raise ValueError(f"The added point {shown(point)} is not [x, y, class 0 or 1].")
         checked.append([float(point[0]), float(point[1]), int(point[2])])
     return checked

@@ -68,7 +68,9 @@ def test_negative_zero_noise_is_zero_noise():
     ('{"params": {"C": ' + "[" * 50 + "]" * 50 + "}}", "nested more deeply than a scenario"),
     ("{not json", "not valid JSON"),
     ('{"n": 1' + "0" * 5000 + "}", "not valid JSON"),  # past Python's int digits limit
-    ('"two_moons"', "must describe a scenario as a JSON object"),
+    ('"two_moons"', 'it is "two_moons", not a scenario: a scenario is a JSON object'),
+    ("null", "it is null, not a scenario"),  # was "nested more deeply than a scenario is"
+    ("[1, 2]", "it is \\[1, 2\\], not a scenario"),
     ("x" * 200_000, "more than a scenario can be"),
 ])
 def test_a_text_that_is_no_scenario_is_refused_with_a_sentence(text, sentence):
@@ -148,3 +150,47 @@ def test_a_described_scenario_reads_back_as_it_was_described():
                                    "compare")} == {"n": 60, "seed": 4, "budget": 30,
                                                    "speed": 2.0, "loop": True,
                                                    "presentation": True, "compare": "both"}
+
+
+# -- issue 26: numbers of any size, repeated names, the longest link -------------------------
+
+HUGE = int("1" + "0" * 320)  # a JSON integer of 321 digits: float() overflows
+
+
+@pytest.mark.parametrize(("fields", "sentence"), [
+    ({"seed": HUGE}, "seed = 1e320 is outside the allowed range 0 to 2147483647"),
+    ({"n": HUGE}, "n (points) = 1e320 is outside the allowed range 10 to 2000"),
+    ({"noise": -HUGE}, "noise = -1e320 is outside the allowed range 0 to 0.5"),
+    ({"budget": HUGE}, "time budget (s) = 1e320 is outside the allowed range 5 to 600"),
+    ({"solver": "SVMBaseline", "params": {"C": HUGE}}, "C = 1e320 is outside the allowed range"),
+    ({"points": [[HUGE, 0, 1]]}, "is not [x, y, class 0 or 1]"),
+    ({"speed": HUGE}, "Play's speed must be one of"),
+])
+def test_an_integer_of_hundreds_of_digits_is_said_not_raised(fields, sentence):
+    # was "OverflowError: int too large to convert to float", a traceback on every page
+    _, notes = parse({"dataset": "two_moons", **fields})
+    assert said(notes, sentence), notes
+
+
+def test_a_name_given_twice_is_said_and_the_last_value_is_used():
+    values, notes = scenario.parse('{"n": 5000, "n": 50}')  # was taken silently
+    assert values["n"] == 50
+    assert notes == ["'n' is given more than once: the last value is used."]
+    values, notes = scenario.parse('{"n": 60, "labels": {"3": 0, "3": 1, "4": 0, "4": 1}}')
+    assert values["labels"][3] == 1
+    assert notes == ["'3', '4' are given more than once: the last value of each is used."]
+
+
+def test_the_largest_scenario_the_app_shares_fits_its_limit_and_the_servers():
+    from urllib.parse import quote
+
+    n = 1800
+    described = scenario.describe(
+        dataset="two_moons", n=n, noise=0.1, seed=2**31 - 1, labels=[1] * (n + 200),
+        points=[[-12.3456, 98.7654, 1]] * 200, solver="LapSVM",
+        params={"gamma_A": 1e-6, "gamma_I": 1.0}, form={}, budget=600, speed=0.25,
+        loop=False, presentation=False, compare="both")
+    text = scenario.to_text(described)
+    assert len(text) <= scenario.MAX_CHARS
+    # the address as the share box writes it, within what the server reads (128,000 bytes)
+    assert len(f"http://localhost:8501/watch?scenario={quote(text, safe='')}") < 100_000
