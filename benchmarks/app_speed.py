@@ -198,17 +198,14 @@ def play_fps(page) -> tuple[float, int, float]:
 def payload_mb(solver: str) -> float:
     """Size of the player's arguments as the Watch page sends them (the supervised SVM's
     boundary and error included): JSON and bytes."""
-    from ui.player import film_args
     from ui.runs import dataset, run_solver
 
     _, y, X2 = dataset(*MOONS_300)
     labels = np.full(len(y), -1)
     for index, cls in one_label_per_class(y).items():
         labels[int(index)] = cls
-    label_key = tuple(labels.tolist())
-    run = run_solver(MOONS_300, label_key, solver, ())
-    baseline = run_solver(MOONS_300, label_key, "SVMBaseline", ())
-    args = film_args(run, X2, labels, y, baseline, identity="0" * 16)
+    run = run_solver(MOONS_300, tuple(labels.tolist()), solver, ())
+    args = {**run.films[True], "film": "0" * 16}
     binary = {k: v for k, v in args.items() if isinstance(v, bytes)}
     text = json.dumps({k: v for k, v in args.items() if k not in binary})
     return (len(text) + sum(map(len, binary.values()))) / 1e6

@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from ui import state
-from ui.figures import running_figure, soft_labels_figure, stage_text
+from ui.figures import shipped, soft_labels_figure, stage_text
+from ui.film import film_id
 from ui.forms import (
     number_box,
     parameter_form,
@@ -16,7 +17,7 @@ from ui.forms import (
 )
 from ui.jobs import OUT_OF_TIME, STOPPED
 from ui.params import BUDGET, FILM_SPEEDS
-from ui.player import film, film_id
+from ui.player import film
 from ui.runs import (
     FRESH_PAGE_SETTLE,
     again_button,
@@ -24,14 +25,13 @@ from ui.runs import (
     follow_run,
     job_controls,
     run_key,
-    run_solver,
     start_run,
 )
 from ui.sidebar import start_page
 from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form
 
 start_page()
-X, y_true, X2, labels = current_data()
+X, _, X2, labels = current_data()
 
 # The page's header: in presentation mode one row above the film, the form in a popover. The
 # header is one container either way, so the player below keeps its place on the page (a
@@ -84,7 +84,7 @@ preview = []
 def show_progress(live) -> None:
     if not preview:
         preview.append(st.empty())
-    preview[0].plotly_chart(running_figure(live, X2, labels), width="stretch",
+    preview[0].plotly_chart(shipped(live.preview), width="stretch",
                             config={"displaylogo": False})
 
 
@@ -98,8 +98,6 @@ try:
     with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
         run = follow_run(job, preview=show_progress, status=show_status,
                          settle=FRESH_PAGE_SETTLE if state.fresh_page() else 0.0)
-        baseline = (run_solver(data, label_key, "SVMBaseline", ()) if show_baseline
-                    else None)
 except ValueError as error:
     for place in [*preview, controls]:
         place.empty()
@@ -149,8 +147,8 @@ def jump_player() -> None:
 
 
 with preview[0] if preview else nullcontext():
-    film(run, X2, labels, y_true, run.frame_of(chosen), st.session_state[state.FILM_JUMP],
-         baseline, shown_run, st.session_state[state.FILM_SPEED],
+    film(run.films[show_baseline], shown_run, run.frame_of(chosen),
+         st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP], key=state.FILM, on_change=follow_player)
 if scalable_note:
     st.caption(scalable_note)

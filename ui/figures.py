@@ -6,6 +6,7 @@ ones by marker shape and size, so the picture reads in grey scale too.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -262,7 +263,11 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
             line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
             showlegend=True, name="supervised SVM", hoverinfo="skip"), row=1, col=1)
     transparent = "rgba(0,0,0,0)"  # the player paints the decision function beneath
-    fig.update_layout(height=PLAYER_HEIGHT, margin={"l": 40, "r": 10, "t": 34, "b": 40},
+    # template "none": plotly.js's own axes, wherever the figure is built. The default
+    # template is plotly's in a solver's process and Streamlit's wherever Streamlit is
+    # imported; plotly's draws white grid lines, which vanish on the transparent plot.
+    fig.update_layout(template="none", height=PLAYER_HEIGHT,
+                      margin={"l": 40, "r": 10, "t": 34, "b": 40},
                       plot_bgcolor=transparent, paper_bgcolor=transparent,
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1,
                               "yanchor": "bottom", "font": {"size": 14},
@@ -279,14 +284,24 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     return fig
 
 
-def running_figure(live, X2: np.ndarray, labels: np.ndarray) -> go.Figure:
-    """What the Watch page shows while a solver runs: the boundary of its latest state, in the
-    player's place and size (``live`` is a ``ui.runs.TraceJob``)."""
-    state, n = live.preview_state, len(live.states)
-    title = f"running… {stage_text(state)} · {n} state{'' if n == 1 else 's'} so far"
-    fig = boundary_multiples_figure([live.latest_panel(title)], X2, labels, live.grid, n_cols=1)
-    fig.update_layout(height=PLAYER_HEIGHT)
+def running_figure(state, n_states: int, grid, decision, X2: np.ndarray,
+                   labels: np.ndarray) -> go.Figure:
+    """What the Watch page shows while a solver runs: the boundary of its latest state
+    ``state`` (``decision`` on the display grid ``grid``, ``(grid_x, grid_y)``, or None), in
+    the player's place and size, with the number of states so far."""
+    title = (f"running… {stage_text(state)} · {n_states} state{'' if n_states == 1 else 's'} "
+             "so far")
+    fig = boundary_multiples_figure([(title, decision, state.train_decision)], X2, labels,
+                                    grid, n_cols=1)
+    fig.update_layout(template="none", height=PLAYER_HEIGHT)  # (see player_figure)
     return fig
+
+
+def shipped(text: str) -> go.Figure:
+    """A figure built elsewhere (a solver's process sends ``Figure.to_json()``), as a Figure
+    that is not validated again: it was when it was built, and validating a figure of 2,000
+    points holds the server's interpreter for a tenth of a second."""
+    return go.Figure(json.loads(text), _validate=False)
 
 
 # -- teaching pages (issue 9): continuation, annealing, early stopping, comparison -----------

@@ -9,20 +9,19 @@ the middle of a solve (a widget touched) finds it still running.
 
 from __future__ import annotations
 
-import math
+import contextlib
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from ui import state
 from ui.jobs import ABANDONED, CRASHED, FINISHED, OUT_OF_TIME, QUEUED, STOPPED, Job
 from ui.params import DEFAULT_BUDGET
-from ui.work import build_dataset, call_work, trace_work
+from ui.work import Run, build_dataset, call_work, trace_work
 
 #: Budget of a teaching page's computation (seconds).
 LESSON_BUDGET = 120.0
@@ -42,29 +41,6 @@ KEPT_RUNS = 16
 dataset = st.cache_data(max_entries=16, show_spinner=False)(build_dataset)
 
 
-@dataclass(frozen=True)
-class Run:
-    """A trace ready to draw: the whole path, or the path so far when it ended early."""
-
-    states: list
-    seconds: float                  # the solver's own time, measured in its process
-    frames: np.ndarray              # indices into states shown by the player
-    grid_x: np.ndarray | None       # grid axes (2-D data only)
-    grid_y: np.ndarray | None
-    grid_decisions: np.ndarray | None  # (n_frames, len(grid_y), len(grid_x)), float32
-    point_decisions: np.ndarray     # (n_frames, n_points): f on the training points
-    ended: str = FINISHED           # or STOPPED / OUT_OF_TIME: the path so far
-    budget: float = math.inf
-
-    def frame_of(self, state_index: int) -> int:
-        """Position of the player frame closest to (at or before) a state."""
-        return int(np.searchsorted(self.frames, state_index, side="right") - 1)
-
-    @property
-    def complete(self) -> bool:
-        return self.ended == FINISHED
-
-
 class TraceJob(Job):
     """A solver's trace in a child process (``ui.work.trace_work``), as the Watch page sees
     it while it runs: ``states`` so far, the display grid's axes and the latest preview."""
@@ -72,7 +48,7 @@ class TraceJob(Job):
     def __init__(self, data: tuple, labels: tuple, solver: str, params: tuple, budget: float):
         self.states: list = []
         self.grid: tuple | None = None       # (grid_x, grid_y) once the trace has started
-        self.preview: tuple | None = None    # (state index, decision on the grid)
+        self.preview: str | None = None      # the latest preview's figure (JSON)
         self.result: Run | None = None
         # A preview's cost in the browser grows with n: at n = 2000, previews every 0.5 s
         # kept a busy browser (software rendering, loaded cores) from loading a new page.
@@ -86,23 +62,13 @@ class TraceJob(Job):
         elif kind == "state":
             self.states.append(message[1])
         elif kind == "preview":
-            self.preview = message[1:]
+            self.preview = message[2]
         elif kind == "frames":
-            frames, grids, points, seconds = message[1:]
+            frames, grids, points, seconds, films = message[1:]
             grid_x, grid_y = self.grid if self.grid is not None else (None, None)
             # the pipe keeps order: every state the child recorded has arrived before this
             self.result = Run(list(self.states), seconds, frames, grid_x, grid_y, grids, points,
-                              self._stop_reason or FINISHED, self.budget)
-
-    def latest_panel(self, title: str):
-        """``(title, decision on the grid or None, decision on the points)`` of the latest
-        previewed state (the last state before any preview)."""
-        index, grid = self.preview if self.preview is not None else (len(self.states) - 1, None)
-        return title, grid, self.states[index].train_decision
-
-    @property
-    def preview_state(self):
-        return self.states[self.preview[0] if self.preview is not None else -1]
+                              self._stop_reason or FINISHED, self.budget, films)
 
 
 class CallJob(Job):
@@ -186,6 +152,19 @@ def forget_job(key: tuple) -> None:
     _shelf().forget(key)
 
 
+@contextlib.contextmanager
+def _stopped_with_the_script(job: Job):
+    """Stop ``job`` when Streamlit's own Stop (top right) ends the page's script while it
+    waits: as the page's Stop button would, so that the solver's process ends and the next
+    run of the page shows the path so far. (A click on a widget meanwhile is a rerun, which
+    finds the job still running: the app runs without fast reruns, .streamlit/config.toml.)"""
+    try:
+        yield
+    except StopException:
+        job.stop()
+        raise
+
+
 def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
                status: Callable[[Job], None] | None = None, settle: float = 0.0) -> Run:
     """Wait for ``job``'s run; between its messages ``preview(job)`` is called when a new
@@ -193,15 +172,16 @@ def follow_run(job: TraceJob, preview: Callable[[TraceJob], None] | None = None,
     every quarter of a second (a page that draws something there can be interrupted by a
     click). Raises the solver's ``ValueError``."""
     shown, started = None, time.monotonic()
-    while not job.done:
-        job.wait(0.25)
-        settled = time.monotonic() - started >= settle
-        if (settled and preview is not None and job.preview is not None
-                and job.preview is not shown):
-            shown = job.preview
-            preview(job)
-        if status is not None and not job.done:
-            status(job)
+    with _stopped_with_the_script(job):
+        while not job.done:
+            job.wait(0.25)
+            settled = time.monotonic() - started >= settle
+            if (settled and preview is not None and job.preview is not None
+                    and job.preview is not shown):
+                shown = job.preview
+                preview(job)
+            if status is not None and not job.done:
+                status(job)
     if job.error is not None:
         raise ValueError(job.error)
     if job.result is None:
@@ -235,13 +215,14 @@ def follow_lesson(job: CallJob, progress: Callable[[int, int], None] | None = No
     """Wait for ``job`` and return its result, reporting ``progress(done, total)`` as it
     comes; raises ``ValueError`` with a sentence when it failed or ended early."""
     reported = None
-    while not job.done:
-        job.wait(0.25)
-        if progress is not None and job.progress is not None and job.progress != reported:
-            reported = job.progress
-            progress(*reported)
-        if status is not None and not job.done:
-            status(job)
+    with _stopped_with_the_script(job):
+        while not job.done:
+            job.wait(0.25)
+            if progress is not None and job.progress is not None and job.progress != reported:
+                reported = job.progress
+                progress(*reported)
+            if status is not None and not job.done:
+                status(job)
     if job.status == FINISHED:
         return job.result
     if job.status in (STOPPED, OUT_OF_TIME):

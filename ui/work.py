@@ -1,28 +1,61 @@
 """What the app's child processes compute (``ui.jobs`` runs these functions in them).
 
 ``trace_work`` records a solver's trace for the Watch page: every state as it comes, a preview
-of the latest boundary every ``preview_every`` seconds, and at the end the frames the player
-shows, computed here because the display grid's features (n_grid x p) stay in the child.
-Asked to finish early, it hands over the path so far the same way. ``call_work`` runs any
-other computation of a page and sends its result.
+figure of the latest boundary every ``preview_every`` seconds, and at the end the frames the
+player shows and the film itself (``ui.film``), computed here because the display grid's
+features (n_grid x p) stay in the child and because the server's interpreter must stay free to
+answer every visitor: building the film's figure there held it for a tenth of a second per
+run, which forty sessions finishing together turned into seconds without an answer. Asked to
+finish early, it hands over the path so far the same way. ``call_work`` runs any other
+computation of a page and sends its result.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from s3vm_core import decision_on_grid
 from toy_data import make_dataset, project_2d
-from ui.jobs import finish_requested
+from ui.figures import running_figure
+from ui.film import Baseline, film_args
+from ui.jobs import FINISHED, finish_requested
 from ui.solvers import make_estimator
 
 #: Most frames sent to the browser for client-side playback; together with GRID_SIZE this keeps
 #: a film's payload small (about 0.25 MB).
 MAX_FRAMES = 60
 GRID_SIZE = 60
+
+
+@dataclass(frozen=True)
+class Run:
+    """A trace ready to draw: the whole path, or the path so far when it ended early."""
+
+    states: list
+    seconds: float                  # the solver's own time, measured in its process
+    frames: np.ndarray              # indices into states shown by the player
+    grid_x: np.ndarray | None       # grid axes (2-D data only)
+    grid_y: np.ndarray | None
+    grid_decisions: np.ndarray | None  # (n_frames, len(grid_y), len(grid_x)), float32
+    point_decisions: np.ndarray     # (n_frames, n_points): f on the training points
+    ended: str = FINISHED           # or STOPPED / OUT_OF_TIME: the path so far
+    budget: float = math.inf
+    #: The player's arguments (``ui.film.film_args``, without the film's id), by whether the
+    #: supervised SVM's boundary is drawn; empty for a run made outside the Watch page.
+    films: dict = field(default_factory=dict, compare=False)
+
+    def frame_of(self, state_index: int) -> int:
+        """Position of the player frame closest to (at or before) a state."""
+        return int(np.searchsorted(self.frames, state_index, side="right") - 1)
+
+    @property
+    def complete(self) -> bool:
+        return self.ended == FINISHED
 
 
 def build_dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = ()):
@@ -88,15 +121,18 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     """Trace ``solver`` on the data set ``data`` (``build_dataset``'s arguments).
 
     Messages: ``("grid", grid_x, grid_y)`` once the trace has started (None, None for data
-    with more than two dimensions); ``("state", state)`` for every state; ``("preview", index,
-    grid decision)`` of the latest state every ``preview_every`` seconds; at the end
-    ``("frames", frames, grid decisions, point decisions, solver seconds)``. The solver runs in
-    a thread of its own so that a request to finish is heard even inside a long C call.
+    with more than two dimensions); ``("state", state)`` for every state; ``("preview",
+    index, figure JSON)`` of the latest state every ``preview_every`` seconds (2-D data); at
+    the end ``("frames", frames, grid decisions, point decisions, solver seconds, films)``,
+    the films the player shows without and with the supervised SVM's boundary. The solver
+    runs in a thread of its own so that a request to finish is heard even inside a long C
+    call.
     """
-    X, _, X2 = build_dataset(*data)
+    X, y_true, X2 = build_dataset(*data)
+    labels = np.asarray(labels)
     estimator = make_estimator(solver, dict(params))
     start = time.perf_counter()
-    trace = estimator.trace(X, np.asarray(labels))  # bad input raises its ValueError here
+    trace = estimator.trace(X, labels)  # bad input raises its ValueError here
     grid = grid_features(estimator, X, X2)
     pipe.send(("grid", *(grid[:2] if grid is not None else (None, None))))
     states, failure, solved = [], [], threading.Event()
@@ -122,7 +158,9 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
             sent += 1
         if (grid is not None and sent > previewed
                 and time.perf_counter() - previewed_at >= preview_every):
-            pipe.send(("preview", sent - 1, grid_decisions(grid, [states[sent - 1]])[0]))
+            figure = running_figure(states[sent - 1], sent, grid[:2],
+                                    grid_decisions(grid, [states[sent - 1]])[0], X2, labels)
+            pipe.send(("preview", sent - 1, figure.to_json()))
             previewed, previewed_at = sent, time.perf_counter()
     seconds = time.perf_counter() - start
     if failure and solved.is_set():
@@ -134,7 +172,21 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     shown = [recorded[i] for i in frames]
     points = np.stack([s.train_decision for s in shown]).astype(np.float32)
     grids = grid_decisions(grid, shown) if grid is not None else None
-    pipe.send(("frames", frames, grids, points, seconds))
+    run = Run(recorded, seconds, frames, *(grid[:2] if grid else (None, None)), grids, points)
+    baseline = supervised_baseline(X, X2, labels)
+    films = {shows: film_args(run, X2, labels, y_true, baseline if shows else None)
+             for shows in (False, True)}
+    pipe.send(("frames", frames, grids, points, seconds, films))
+
+
+def supervised_baseline(X, X2, labels) -> Baseline:
+    """The supervised SVM (the solvers' baseline, with its defaults) on the labeled points:
+    its final f on the display grid and on the points."""
+    model = make_estimator("SVMBaseline", {})
+    last = list(model.trace(X, labels))[-1]
+    grid = grid_features(model, X, X2)
+    return Baseline(None if grid is None else grid_decisions(grid, [last])[0],
+                    last.train_decision)
 
 
 def call_work(pipe, function, args: tuple, with_progress: bool) -> None:

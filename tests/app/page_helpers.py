@@ -30,7 +30,7 @@ def values(array_spec) -> np.ndarray:
 
 
 def film(at) -> dict:
-    """The arguments of the Watch page's player (``ui.player.film_args``): the still figure as
+    """The arguments of the Watch page's player (``ui.film.film_args``): the still figure as
     JSON, the per-frame bytes as numpy arrays."""
     (element,) = at.get("component_instance")
     args = json.loads(element.proto.json_args)

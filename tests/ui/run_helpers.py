@@ -4,8 +4,7 @@ import numpy as np
 
 from s3vm_core import SVMBaseline, decision_on_grid
 from toy_data import project_2d
-from ui.runs import Run
-from ui.work import display_grid, pick_frames
+from ui.work import Run, display_grid, pick_frames
 
 
 def make_run(X, labels, estimator):

@@ -15,7 +15,8 @@ from s3vm_core import QNS3VM, ContinuationS3VM, SVMBaseline
 from toy_data import pick_labeled, two_moons
 from ui.comparison import unlabeled_error
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
-from ui.player import FRONTEND, PLOTLY_JS, film_args, film_id
+from ui.film import Baseline, film_args, film_id
+from ui.player import FRONTEND, PLOTLY_JS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,7 +131,8 @@ def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
     X, labels, run = moons_run
     y_true = two_moons(60, noise=0.1, random_state=0)[1]
     baseline = make_run(X, labels, SVMBaseline())
-    numbers = {n["label"]: n for n in film_args(run, X, labels, y_true, baseline)["numbers"]}
+    numbers = {n["label"]: n for n in
+               film_args(run, X, labels, y_true, Baseline.of(baseline))["numbers"]}
     shown = [run.states[i] for i in run.frames]
     assert numbers["step"]["values"][-1] == f"{shown[-1].step} (final)"
     assert numbers["step"]["values"][0] == "0 (init)"
@@ -167,6 +169,7 @@ def test_play_settings_and_the_films_identity_travel_with_the_film(moons_run):
 
 
 def film_figure(run, X, labels, baseline=None) -> dict:
+    baseline = Baseline.of(baseline) if baseline is not None else None
     return json.loads(film_args(run, X, labels, baseline=baseline)["figure"])
 
 

@@ -1,6 +1,8 @@
 """The Watch page's solver runs: solved in a child process, previewed while they run, kept once,
 stopped or cut at their budget with the path so far."""
 
+import base64
+import json
 import threading
 import time
 
@@ -9,7 +11,7 @@ import pytest
 
 from s3vm_core import decision_on_grid
 from ui import jobs, runs, solvers, work
-from ui.figures import running_figure
+from ui.figures import shipped
 from ui.solvers import make_estimator
 
 MOONS = ("two_moons", 120, 0.1, 3)
@@ -61,6 +63,15 @@ def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     assert runs.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
 
 
+def figure_array(spec) -> np.ndarray:
+    """An array of a figure's JSON (plotly writes numpy arrays as base64 typed arrays)."""
+    if isinstance(spec, dict) and "bdata" in spec:
+        data = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+        shape = [int(size) for size in str(spec.get("shape", len(data))).split(",")]
+        return data.reshape(shape)
+    return np.asarray(spec, dtype=float)
+
+
 def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
     monkeypatch.setattr(runs, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
     # a run of about a second (DA's squared hinge, 400 points), so that the page, looking
@@ -68,29 +79,21 @@ def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatc
     data, params = ("two_moons", 400, 0.1, 3), (("loss", "squared_hinge"),)
     labels = one_label_per_class(data)
     seen = []
-    run = runs.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
-                             preview=lambda live: seen.append(live.latest_panel("now")))
+    runs.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
+                    preview=lambda live: seen.append(live.preview))
     assert len(seen) >= 2
     states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels, data, params)
-    title, grid, points = seen[1]
-    index = next(i for i, s in enumerate(run.states) if s.train_decision is points)
-    np.testing.assert_allclose(grid.ravel(), decision_on_grid(features, [states[index]])[0],
-                               rtol=1e-4, atol=1e-4)
-    assert title == "now" and grid.shape == (work.GRID_SIZE, work.GRID_SIZE)
-
-
-def test_the_preview_figure_shows_the_latest_boundary_and_progress(monkeypatch):
-    monkeypatch.setattr(runs, "PREVIEW_EVERY", 0.0)
-    labels = one_label_per_class()
-    job = runs.start_run(MOONS, labels, "ContinuationS3VM", ())
-    while job.preview is None:
-        job.wait(0.1)
-    fig = running_figure(job, runs.dataset(*MOONS)[2], np.array(labels))
-    title = fig.layout.annotations[0].text
-    assert "running" in title and "so far" in title
-    fill, lines = fig.data[:2]
-    assert fill.type == "heatmap" and np.asarray(fill.z).shape == (60, 60)
-    assert lines.type == "contour" and lines.contours.start == 0 == lines.contours.end
+    figure = json.loads(seen[1])  # built in the solver's process: only its JSON came
+    title = figure["layout"]["annotations"][0]["text"]
+    assert title.startswith("running… ") and title.endswith(" states so far")
+    n_so_far = int(title.rsplit(" · ", 1)[1].split()[0])
+    fill, lines = figure["data"][:2]
+    assert fill["type"] == "heatmap" and lines["type"] == "contour"
+    assert lines["contours"]["start"] == 0 == lines["contours"]["end"]
+    # the latest state recorded when it was drawn
+    expected = decision_on_grid(features, [states[n_so_far - 1]])[0].reshape(60, 60)
+    np.testing.assert_allclose(figure_array(lines["z"]), expected, atol=2e-3)
+    assert shipped(seen[1]).layout.annotations[0].text == title
 
 
 def test_a_rerun_in_the_middle_of_a_solve_finds_it_running():

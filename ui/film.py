@@ -1,0 +1,174 @@
+"""The film of a solver run as the Watch page's player plays it (``ui.player``): its arguments.
+
+Streamlit-free: a solver's process builds them at the end of its run (``ui.work.trace_work``),
+so that only bytes reach the server, whose interpreter answers every visitor.
+
+The numbers under the film (step, objective, gradient norm, unlabeled error and its difference
+to the supervised SVM) travel with the film, a few strings per frame, and the player shows
+those of the frame on screen: they move with the film while it plays, without a round trip to
+the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 50).
+
+The frames travel as bytes, compressed (zlib; the browser inflates them with its own
+DecompressionStream): the decision on the display grid quantised like the heatmaps of
+``figures`` (f * FILL_STEPS in int8, saturated at |f| = DECISION_RANGE) and a colour value per
+point. A smooth decision function compresses about ninefold: 56 frames of a 60 x 60 grid are
+191 KB raw and 21 KB compressed, which keeps the film's payload well under a quarter of a
+megabyte with its numbers and the supervised SVM's boundary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+from plotly.colors import sample_colorscale, unlabel_rgb
+
+from toy_data import UNLABELED
+from ui.comparison import unlabeled_error
+from ui.figures import (
+    CLASS_COLORS,
+    DECISION_FILL,
+    DECISION_SCALE,
+    FILL_LIMIT,
+    FILL_STEPS,
+    LEVEL_LINE_COLOR,
+    LEVEL_LINES,
+    fill_values,
+    player_figure,
+    point_style,
+    stage_text,
+)
+from ui.params import FILM_SPEEDS
+
+#: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
+FRAME_MS = 50
+#: Time a looping film holds its last frame before it starts over: the result is what a
+#: lecturer talks over.
+HOLD_MS = 3000
+
+
+class Baseline(NamedTuple):
+    """The supervised SVM's answer beside a film: its f on the display grid (None for data
+    with more than two dimensions) and on the training points."""
+
+    grid: np.ndarray | None
+    decision: np.ndarray
+
+    @classmethod
+    def of(cls, run) -> Baseline:
+        """The last state of the supervised SVM's ``run``."""
+        grid = run.grid_decisions[-1] if run.grid_decisions is not None else None
+        return cls(grid, run.states[-1].train_decision)
+
+
+def film_id(run_key: tuple) -> str:
+    """The film's identity: a short digest of its run's cache key (data, labels, solver,
+    parameters). A new one is a new run, which opens on its final state."""
+    return hashlib.sha256(repr(run_key).encode()).hexdigest()[:16]
+
+
+def _levels(colorscale) -> np.ndarray:
+    """RGB (uint8, one row per level) of every quantised decision value -FILL_LIMIT …
+    +FILL_LIMIT (see ``figures.fill_values``) on ``colorscale``."""
+    colors = sample_colorscale(colorscale, np.linspace(0.0, 1.0, 2 * FILL_LIMIT + 1).tolist())
+    return np.round([unlabel_rgb(color) for color in colors]).astype(np.uint8)
+
+
+def _finite(values) -> list:
+    """JSON numbers: NaN and infinities (a stage without a value) become null."""
+    return [float(v) if math.isfinite(v) else None for v in values]
+
+
+def _number(value: float, spec: str) -> str:
+    """A number as the film shows it; a dash where a solver has none (the gradient of a
+    direct solve)."""
+    return format(value, spec) if math.isfinite(value) else "—"
+
+
+def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
+                 baseline=None) -> list[dict]:
+    """The numbers under the film, one string per frame each: step, objective, gradient norm
+    and, given the true labels ``y_true``, the unlabeled error, with its difference to the
+    supervised SVM's (``baseline``) as a note that says whether it is better."""
+    shown = [run.states[i] for i in run.frames]
+    numbers = [
+        {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]},
+        {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
+        {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
+    ]
+    if y_true is None:
+        return numbers
+    errors = np.array([unlabeled_error(s.train_decision, labels, y_true) for s in shown])
+    error = {"label": "unlabeled error", "values": [f"{100 * e:.1f} %" for e in errors],
+             "help": "Against the generator's true labels: did the unlabeled data help?"}
+    if baseline is not None and np.any(labels == UNLABELED):
+        reference = unlabeled_error(baseline.decision, labels, y_true)
+        change = np.round(100 * (errors - reference), 1)
+        error["notes"] = [f"{c:+.1f} points vs supervised SVM" if c else
+                          "as the supervised SVM" for c in change]
+        error["better"] = [None if c == 0 else bool(c < 0) for c in change]
+    return [*numbers, error]
+
+
+def _aspect(run, X2: np.ndarray) -> float:
+    """Width over height of the boundary plot's data ranges (its axes have equal scales)."""
+    if run.grid_x is not None:
+        width, height = np.ptp(run.grid_x), np.ptp(run.grid_y)
+    else:
+        width, height = np.ptp(X2[:, 0]), np.ptp(X2[:, 1])
+    return float(np.clip(width / max(height, 1e-12), 0.25, 4.0))
+
+
+def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None = None,
+              baseline=None, identity: str = "", speed: float = 1.0, loop: bool = False) -> dict:
+    """Everything the player needs to play ``run`` (a ``ui.runs.Run``), as component
+    arguments: the still figure (plotly JSON) and, per frame, the grid's decision values and
+    the point colours (zlib-compressed bytes), the stage text, the values the progress
+    markers sit on and the numbers (``film_numbers``). ``baseline`` is the supervised SVM's
+    (its f = 0 as a dashed line, its error as the reference), ``identity`` the film's id
+    (``film_id``), ``speed`` and ``loop`` Play's settings."""
+    shown = [run.states[i] for i in run.frames]
+    if run.grid_decisions is not None:
+        # unlabeled points take the colour of their predicted class, labeled ones keep theirs
+        palette = [CLASS_COLORS[0], CLASS_COLORS[1]]
+        points = np.stack([point_style(labels, f > 0)[0] for f in run.point_decisions])
+        grid = {"x": [float(run.grid_x[0]), float(run.grid_x[-1])],
+                "y": [float(run.grid_y[0]), float(run.grid_y[-1])],
+                "nx": len(run.grid_x), "ny": len(run.grid_y)}
+        fill = zlib.compress(fill_values(run.grid_decisions).tobytes())
+    else:  # no grid to paint: the points show their decision value, quantised like the fill
+        palette = [f"rgb({r}, {g}, {b})" for r, g, b in _levels(DECISION_SCALE)]
+        points = fill_values(run.point_decisions).astype(int) + len(palette) // 2
+        grid, fill = None, b""
+    baseline_grid = baseline.grid if baseline is not None else None
+    return {
+        "film": identity,
+        "figure": player_figure(run, X2, labels, baseline_grid).to_json(),
+        "aspect": _aspect(run, X2),
+        "grid": grid,
+        "fill": fill,
+        "fill_colors": _levels(DECISION_FILL).tobytes(),
+        "fill_steps": FILL_STEPS,
+        "lines": list(LEVEL_LINES),
+        "line_color": LEVEL_LINE_COLOR,
+        "points": zlib.compress(np.asarray(points).astype(np.uint8).tobytes()),
+        "point_colors": palette,
+        "n_points": len(labels),
+        "points_trace": 0,
+        "states": run.frames.tolist(),
+        "titles": [stage_text(s) for s in shown],
+        "steps": [s.step for s in shown],
+        "numbers": film_numbers(run, labels, y_true, baseline),
+        "progress": [
+            {"x": "xaxis2", "y": "yaxis2", "values": _finite(s.objective for s in shown)},
+            {"x": "xaxis3", "y": "yaxis3", "values": _finite(s.stage_value for s in shown)},
+        ],
+        "frame_ms": FRAME_MS,
+        "hold_ms": HOLD_MS,
+        "speeds": list(FILM_SPEEDS),
+        "speed": float(speed),
+        "loop": bool(loop),
+    }
