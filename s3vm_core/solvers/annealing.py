@@ -598,20 +598,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     # -- the sentences of the safeguards --------------------------------------------------
 
     def _warn_unsettled(self, T) -> None:
-        warnings.warn(
-            f"At T = {T:.3g} the alternation of f- and p-steps did not reach "
-            f"KL < eps = {self.eps:g} in max_iter = {self.max_iter} iterations; "
-            "moving on to the next temperature. Increase max_iter or eps.",
-            ConvergenceWarning, stacklevel=3,
-        )
+        _warn(f"At T = {T:.3g} the alternation of f- and p-steps did not reach KL < eps = "
+              f"{self.eps:g} in max_iter = {self.max_iter} iterations; moving on to the next "
+              "temperature. Increase max_iter or eps.")
 
     def _warn_entropy(self, state: _DAState) -> None:
-        warnings.warn(
-            f"The entropy of p is still {state.entropy:.3g} > eps after max_stages = "
-            f"{self.max_stages} temperatures; returning the best state found. Increase "
-            "max_stages or eps.",
-            ConvergenceWarning, stacklevel=3,
-        )
+        _warn(f"The entropy of p is still {state.entropy:.3g} > eps after max_stages = "
+              f"{self.max_stages} temperatures; returning the best state found. Increase "
+              "max_stages or eps.")
 
     def _warn_capped(self, capped_temperatures: int) -> None:
         warn_libsvm_cap(
@@ -619,3 +613,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             "there, without KL < eps",
             f"Its costs are c_e / lam: a larger lam (here {self.lam:g}) or a smaller lam_u "
             f"(here {self.lam_u:g}) converges faster.", stacklevel=4)
+
+
+def _warn(message: str) -> None:
+    """A ``ConvergenceWarning`` from a safeguard of the annealing loop."""
+    warnings.warn(message, ConvergenceWarning, stacklevel=4)

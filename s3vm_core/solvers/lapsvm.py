@@ -347,6 +347,7 @@ class _Stop(NamedTuple):
     stopped_by: str
     stop_iterations: dict | None
 
+
 #: Largest Laplacian degree p: Table 8 uses 1 to 5, and L^p is built one sparse product at a
 #: time while it fills in towards a dense n x n matrix (two moons, k = 6, n = 2000: L^10 takes
 #: 0.2 s and 14 % of n^2 entries, L^20 1.8 s and 34 %).
