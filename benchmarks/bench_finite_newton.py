@@ -30,7 +30,7 @@ from scipy.sparse.linalg import lsmr, lsqr
 from threadpoolctl import threadpool_limits
 
 from benchmarks.sparse_text import sparse_text_problem
-from s3vm_core.solvers.finite_newton import _stacked_operator
+from s3vm_core.solvers.finite_newton import stacked_operator
 from toy_data import digits_pair, pick_labeled
 
 TOL = 1e-6
@@ -51,7 +51,7 @@ def _relative_gradient(X, c, t, w):
 
 def _krylov(solver):
     def solve(X, c, t):
-        operator = _stacked_operator(X, np.sqrt(c), LAM, False)
+        operator = stacked_operator(X, np.sqrt(c), LAM, False)
         rhs = np.concatenate([np.sqrt(c) * t, np.zeros(X.shape[1])])
         out = solver(operator, rhs, atol=TOL, btol=TOL, conlim=1e12, maxiter=10 * X.shape[1])
         return out[0], int(out[2])

@@ -38,6 +38,11 @@ def _error(model, y_true, labels) -> float:
     return float(np.mean(model.transduction_[unlabeled] != y_true[unlabeled]))
 
 
+def _signed(model, labels) -> np.ndarray:
+    """The solvers' own labels: +1 for ``classes_[1]``, -1 for ``classes_[0]``, 0 unlabeled."""
+    return np.where(labels == -1, 0.0, np.where(labels == model.classes_[1], 1.0, -1.0))
+
+
 # -- cS3VM (Chapelle, Chi & Zien 2006) ----------------------------------------------------------
 
 
@@ -53,7 +58,8 @@ def cs3vm_smoothing_variance() -> None:
     X, _, y = _moons()
     model = ContinuationS3VM(kernel="linear", C=10.0).fit(X, y)
     pm = model.primal_map_
-    kw = dict(Z=pm.Z, y=model._y, C=10.0, C_star=10.0, s=3.0, bias=pm.bias, loss="hinge")
+    kw = dict(Z=pm.Z, y=_signed(model, y), C=10.0, C_star=10.0, s=3.0, bias=pm.bias,
+              loss="hinge")
     w, gamma = model.coef_, float(model.gammas_[4])
     closed = smoothed_objective(w, gamma=gamma, **kw)[0]
     t = np.random.default_rng(0).standard_normal((100_000, w.size))
@@ -116,7 +122,7 @@ def tsvm_lbfgs() -> None:
         X, y_true, y = _moons(draw)
         ours = GradientTSVM(sigma=0.25).fit(X, y)
         Z, bias = ours.map_.Z, ours.map_.bias
-        signed = np.where(y == -1, 0.0, np.where(y == ours.classes_[1], 1.0, -1.0))
+        signed = _signed(ours, y)
         w, evaluations = _cg_path(Z, signed, bias, ours.C_, ours.C_star_)
         unlabeled = y == -1
         cg_error = np.mean(((Z @ w + bias) > 0)[unlabeled] != (y_true[unlabeled] == 1))
@@ -250,23 +256,15 @@ def lapsvm_bias_in_intrinsic_norm() -> None:
     which leaves the bias out (footnote 1 of §3). (7) as printed is minimized here by the same
     Newton iteration, with the bias's share of the intrinsic norm (gamma_I L 1) set to 0."""
     from s3vm_core import LapSVM
-    from s3vm_core.solvers.lapsvm import _error_set, _newton_solution
+    from s3vm_core.solvers.lapsvm import newton_path
     from toy_data import clock, pick_labeled
 
     X, y_true = clock(n_samples=300, random_state=0)
     y = pick_labeled(y_true, 1, random_state=0)
     ours = LapSVM(sigma=0.2, gamma_A=1e-4, gamma_I=1.0, n_neighbors=10).fit(X, y)
-    K, L = ours._K, ours.laplacian_
-    signed = np.where(y == -1, 0.0, np.where(y == ours.classes_[1], 1.0, -1.0))
-    LK_reg = ours.gamma_I * (L @ K)
-    LK_reg[np.diag_indices_from(LK_reg)] += ours.gamma_A
-    alpha, b, E_previous = np.zeros(len(y)), 0.0, None
-    for _ in range(50):
-        E = _error_set(K @ alpha + b, signed, True)
-        if E_previous is not None and np.array_equal(E, E_previous):
-            break
-        b, alpha = _newton_solution(K, LK_reg, np.zeros(len(y)), signed, E)
-        E_previous = E
+    K = ours.features(X)  # k(X, X_train): the kernel matrix of the fit
+    *_, (b, alpha) = newton_path(K, ours.laplacian_, _signed(ours, y), ours.gamma_A,
+                                 ours.gamma_I, bias_in_intrinsic_norm=False, max_iter=50)
     literal = np.where(K @ alpha + b > 0, ours.classes_[1], ours.classes_[0])
     unlabeled = y == -1
     print(f"clock, one label per class: unlabeled error with the bias in the intrinsic norm "

@@ -33,7 +33,7 @@ import numpy as np
 
 from benchmarks import reproduce_da_table2, reproduce_lds_table2
 from benchmarks.sweep import (
-    _estimator,
+    build_estimator,
     grid,
     load_data,
     make_tasks,
@@ -166,7 +166,7 @@ def as_preset(data: dict, params: dict) -> dict:
 def same_estimator(solver: str, a: dict, b: dict) -> bool:
     """Whether two parameter sets build the same estimator (defaults spelled out or not)."""
     def full(params):
-        return _estimator({"estimator": solver, **params}).get_params()
+        return build_estimator({"estimator": solver, **params}).get_params()
     return full(a) == full(b)
 
 

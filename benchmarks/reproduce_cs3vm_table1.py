@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from benchmarks.sweep import make_tasks, markdown_table, parser, percent, run_from_args, select_best
-from benchmarks.sweep import size as size_of
+from benchmarks.sweep import (
+    make_tasks,
+    markdown_table,
+    percent,
+    reproduce,
+    select_best,
+)
 
 NAME = "cs3vm_table1"
 
@@ -63,11 +68,8 @@ def table(results: list[dict]) -> str:
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
-    results = run_from_args(args, tasks(size_of(args)), NAME)
-    print(f"\n### cS3VM paper Table 1: one-vs-one digit pairs, C = C* = 100 ({size_of(args)})\n")
-    print(table(results))
-    return results
+    return reproduce(argv, __doc__, NAME, tasks, table,
+                     "cS3VM paper Table 1: one-vs-one digit pairs, C = C* = 100")
 
 
 if __name__ == "__main__":

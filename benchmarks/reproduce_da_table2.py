@@ -12,8 +12,13 @@ Run ``python -m benchmarks.reproduce_da_table2 [--quick] [--n-jobs 2] [--schedul
 
 from __future__ import annotations
 
-from benchmarks.sweep import grid, make_tasks, markdown_table, parser, run_from_args, select_best
-from benchmarks.sweep import size as size_of
+from benchmarks.sweep import (
+    grid,
+    make_tasks,
+    markdown_table,
+    reproduce,
+    select_best,
+)
 
 NAME = "da_table2"
 
@@ -87,11 +92,8 @@ def _params(params):
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
-    results = run_from_args(args, tasks(size_of(args)), NAME)
-    print(f"\n### DA paper Table 2: successes out of the label draws ({size_of(args)})\n")
-    print(table(results))
-    return results
+    return reproduce(argv, __doc__, NAME, tasks, table,
+                     "DA paper Table 2: successes out of the label draws")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,13 @@ Run ``python -m benchmarks.reproduce_lapsvm_tables [--quick] [--n-jobs 2]``.
 
 from __future__ import annotations
 
-from benchmarks.sweep import make_tasks, markdown_table, parser, percent, run_from_args, select_best
-from benchmarks.sweep import size as size_of
+from benchmarks.sweep import (
+    make_tasks,
+    markdown_table,
+    percent,
+    reproduce,
+    select_best,
+)
 
 NAME = "lapsvm_tables"
 
@@ -73,11 +78,8 @@ def table(results: list[dict]) -> str:
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
-    results = run_from_args(args, tasks(size_of(args)), NAME)
-    print(f"\n### LapSVM paper Tables 6-7: Newton vs early-stopped PCG ({size_of(args)})\n")
-    print(table(results))
-    return results
+    return reproduce(argv, __doc__, NAME, tasks, table,
+                     "LapSVM paper Tables 6-7: Newton vs early-stopped PCG")
 
 
 if __name__ == "__main__":

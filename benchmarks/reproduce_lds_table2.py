@@ -18,12 +18,10 @@ from benchmarks.sweep import (
     grid,
     make_tasks,
     markdown_table,
-    parser,
     percent,
-    run_from_args,
+    reproduce,
     select_best,
 )
-from benchmarks.sweep import size as size_of
 
 NAME = "lds_table2"
 
@@ -84,11 +82,8 @@ def table(results: list[dict]) -> str:
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
-    results = run_from_args(args, tasks(size_of(args)), NAME)
-    print(f"\n### LDS paper Table 2: error on the unlabeled points, % ({size_of(args)})\n")
-    print(table(results))
-    return results
+    return reproduce(argv, __doc__, NAME, tasks, table,
+                     "LDS paper Table 2: error on the unlabeled points, %")
 
 
 if __name__ == "__main__":

@@ -21,12 +21,10 @@ from benchmarks.sweep import (
     grid,
     make_tasks,
     markdown_table,
-    parser,
     percent,
-    run_from_args,
+    reproduce,
     select_best,
 )
-from benchmarks.sweep import size as size_of
 
 NAME = "qn_table1"
 
@@ -108,11 +106,8 @@ def _num(value: float) -> str:
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
-    results = run_from_args(args, tasks(size_of(args)), NAME)
-    print(f"\n### QN-S3VM paper Table 1: test error, non-realistic selection ({size_of(args)})\n")
-    print(table(results))
-    return results
+    return reproduce(argv, __doc__, NAME, tasks, table,
+                     "QN-S3VM paper Table 1: test error, non-realistic selection")
 
 
 if __name__ == "__main__":

@@ -91,9 +91,9 @@ def _data(n, data="moons"):
 def _fit(params, X, y):
     from sklearn.exceptions import ConvergenceWarning
 
-    from benchmarks.sweep import _estimator
+    from benchmarks.sweep import build_estimator
 
-    est = _estimator({k: v for k, v in params.items() if k != "data"})
+    est = build_estimator({k: v for k, v in params.items() if k != "data"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X, y)

@@ -87,8 +87,10 @@ def make_tasks(datasets: dict[str, dict], methods: dict[str, Iterable[dict]],
 # -- the task function ----------------------------------------------------------------------
 
 
-def _estimator(params: dict):
-    """Build the estimator named by ``params["estimator"]`` with the other entries."""
+def build_estimator(params: dict):
+    """The estimator named by ``params["estimator"]`` (an ``s3vm_core`` class name, or
+    scikit-learn's ``LabelSpreading`` with the RBF width ``sigma``), built with the other
+    entries as its parameters."""
     params = dict(params)
     name = params.pop("estimator")
     if name == "LabelSpreading":
@@ -158,7 +160,7 @@ def evaluate(task: dict) -> dict:
             from s3vm_core.kernels import default_sigma
 
             params["sigma"] = params.pop("sigma_scale") * default_sigma(X)
-        est = _estimator(params)
+        est = build_estimator(params)
         fit_params = {}
         if task["params"].get("stopping") in ("validation", "mixed"):
             fit_params = _validation_set(task, X, y, y_semi)
@@ -379,3 +381,16 @@ def run_from_args(args: argparse.Namespace, tasks: list[dict], default_name: str
     """``run_sweep`` with the options of ``parser``."""
     return run_sweep(tasks, output_folder(args, default_name), n_jobs=args.n_jobs,
                      scheduler=args.scheduler, progress=not args.no_progress, fresh=args.fresh)
+
+
+def reproduce(argv, doc: str, name: str, tasks: Callable[[str], list[dict]],
+              table: Callable[[list[dict]], str], title: str) -> list[dict]:
+    """The ``main`` of a ``reproduce_*`` script: its command line (``parser``, described by
+    the first line of its docstring ``doc``), the ``tasks`` of the chosen size run into the
+    results folder ``name``, and the ``table`` of the results printed under
+    ``### {title} ({size})``. Returns the results."""
+    args = parser(doc.splitlines()[0], name).parse_args(argv)
+    results = run_from_args(args, tasks(size(args)), name)
+    print(f"\n### {title} ({size(args)})\n")
+    print(table(results))
+    return results

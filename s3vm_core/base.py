@@ -10,8 +10,18 @@ A solver subclasses ``S3VMClassifier`` and writes three small methods:
     The solver's feature map; decisions are ``_features(X) @ coef + intercept``.
 ``_iterate(problem)``
     A generator of ``SolverState``; its last state has ``event="final"`` and is the fitted model.
+    What the fitted model needs beyond that state (e.g. why PCG stopped) is the generator's
+    return value, its ``outcome``.
+``_postprocess(final, n_iter, outcome)`` (optional)
+    Sets the solver's own fitted attributes from the "final" state and the outcome, after
+    calling ``super()._postprocess``, which sets those of every solver.
 
-The generator in ``trace()`` is the only loop; ``fit()`` simply exhausts it.
+The generator in ``trace()`` is the only loop; ``fit()`` simply exhausts it. Fitted
+attributes (the names ending in ``_``) are set in two places only: ``_setup`` resolves what
+the loop and ``features()`` need before the first state (``sigma_``, ``C_``, the feature map
+...), and ``_postprocess`` sets everything the loop produced once it has ended. ``trace()``
+removes every fitted attribute of an earlier fit before ``_setup``, so a trace abandoned
+half-way leaves no mix of two fits: it leaves what ``_setup`` resolved, and no model.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from s3vm_core.kernels import (
     default_sample,
     default_sigma,
     kernel_matrix,
+    sample_default_C,
 )
 from s3vm_core.problem import (
     Problem,
@@ -88,6 +99,18 @@ def cost(name: str = "a cost") -> Bounded:
     return Bounded(Real, low, high, closed="both",
                    why=f"{name} beyond {high:g} or below {low:g} is lost in float64 round-off "
                        "against the other terms of the objective")
+
+
+def resolve_costs(C, C_star=None, default_C=None) -> tuple[float, float]:
+    """The costs ``(C_, C_star_)`` a fit uses.
+
+    ``C``, or when it is None ``default_C()``: the inverse empirical variance of the data in
+    feature space, ``1 / s^2`` (LDS paper §2.3.2), computed only then. ``C_star``, or when it
+    is None that C: the final C* of ∇TSVM's schedule is C (LDS paper, Algorithm 1, line 8), as
+    in Joachims' TSVM and in every experiment of the cS3VM paper (§4, "we set C* in (2) to C").
+    """
+    C_ = float(default_C()) if C is None else float(C)
+    return C_, C_ if C_star is None else float(C_star)
 
 
 #: The width s of the unlabeled loss exp(-s t^2) (s = 3 in the cS3VM, LDS and QN-S3VM papers):
@@ -187,8 +210,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(every, bool) or not isinstance(every, Integral) or every < 1:
             raise ValueError(f"every must be a positive integer, got {every!r}.")
         self._validate_params()
-        for attribute in ("coef_", "intercept_", "transduction_"):
-            self.__dict__.pop(attribute, None)
+        self._clear_fitted()
         self._check_sparse_supported(X)
         X, y = validate_data(
             self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
@@ -311,8 +333,19 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 "convert X with X.toarray() if it fits in memory."
             )
 
+    def _clear_fitted(self) -> None:
+        """Remove every fitted attribute (scikit-learn's: a public name ending in ``_``)."""
+        for name in [name for name in vars(self)
+                     if name.endswith("_") and not name.startswith("_")]:
+            delattr(self, name)
+        self._features_ready = False
+
     def _run(self, problem: Problem, every: int):
-        iterations, final = 0, None
+        iterations, final, outcome = 0, None, None
+
+        def solved():
+            nonlocal outcome
+            outcome = yield from self._iterate(problem)
 
         def counted(states):
             nonlocal iterations
@@ -321,19 +354,25 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 iterations += state.event == "iter"
                 yield state
 
-        for state in thin(counted(one_blas_thread(self._iterate(problem))), every):
+        for state in thin(counted(one_blas_thread(solved())), every):
             final = state
             yield state
-        self._finish(final)
         # A solver that needs no iteration (a closed form, all points labeled) still ran once.
-        self.n_iter_ = max(iterations, 1)
+        self._postprocess(final, max(iterations, 1), outcome)
 
-    def _finish(self, final: SolverState) -> None:
-        """Take the fitted model from the "final" state (``n_iter_``: the "iter" events)."""
+    def _postprocess(self, final: SolverState, n_iter: int, outcome) -> None:
+        """Set the fitted model once the loop has ended: from the "final" state, the number
+        of "iter" events ``n_iter`` and the ``outcome`` that ``_iterate`` returned (unused
+        here; solvers that return one extend this method)."""
         self.coef_ = np.array(final.coef)
         self.intercept_ = final.intercept
         self.objective_ = final.objective
         self.transduction_ = self.classes_[(final.train_decision > 0).astype(int)]
+        self.n_iter_ = n_iter
+
+    def _sample_default_C(self, X) -> float:
+        """``kernels.sample_default_C`` with the fitted kernel (after ``_fit_kernel``)."""
+        return sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
 
     def _fit_kernel(self, X, centers=None) -> None:
         """Resolve ``sigma_`` (LDS paper §2.3.2 default when ``sigma`` is None) and keep the

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -31,29 +33,32 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, iteration_limit
 from s3vm_core.kernels import symmetric_product
-from s3vm_core.losses import (
-    DA_LOSSES,
-    da_effective_loss,
-    da_loss,
-    da_loss_grad,
-    squared_hinge_line_search,
-)
+from s3vm_core.losses import DA_LOSSES, da_effective_loss, da_loss, da_loss_grad
 from s3vm_core.problem import check_dense_memory
 from s3vm_core.solvers.finite_newton import (
     decision,
+    newton_squared_hinge,
     squared_hinge_mfn,
     weighted_ridge,
 )
-from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, warn_libsvm_cap
-from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
+from s3vm_core.solvers.svm import (
+    KernelDesign,
+    LinearDesign,
+    as_design,
+    fit_libsvm,
+    warn_libsvm_cap,
+)
+from s3vm_core.solvers.weighted_hinge import (
+    DualStart,
+    KernelColumns,
+    WeightedHingeDual,
+    seeded_start,
+)
 from s3vm_core.trace import SolverState
 
 #: Stopping tolerance of LIBSVM in the hinge f-step (KKT violation); scikit-learn's default
 #: 1e-3 leaves p visibly noisy at low T.
 _SVC_TOL = 1e-5
-#: Newton iterations of the squared-hinge f-step; it converges in a finite number of steps
-#: (Keerthi & DeCoste 2005) and, warm-started, usually in 1-3.
-_NEWTON_MAX_ITER = 50
 #: LSQR tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
 #: kernel path is exact, and p reacts to f with a factor 1/T, so the one solve per alternation
 #: is taken to near machine accuracy (a few more LSQR iterations).
@@ -86,42 +91,6 @@ def label_weights(y, p, lam_u):
 def total_entropy(p) -> float:
     """``S(p) = -sum_j [p_j log p_j + (1 - p_j) log(1 - p_j)]`` in nats (0 log 0 = 0)."""
     return float(np.sum(entr(p) + entr(1.0 - p)))
-
-
-class KernelDesign:
-    """The kernel expansion of eq. (6): ``f = K alpha`` and ``||f||_K^2 = alpha^T K alpha``."""
-
-    def __init__(self, K):
-        self.K = K
-
-    def decision(self, coef) -> np.ndarray:
-        return symmetric_product(self.K, coef)
-
-    def norm_and_gradient(self, coef, products, lam, v):
-        """``||f||^2`` and the gradient in the coefficients of ``lam/2 ||f||^2 + sum_i v_i f_i``,
-        given ``products = decision(coef)`` (at hand with the outputs): ``alpha^T K alpha`` and
-        ``K (lam alpha + v)``, one product by K where the two terms apart took two."""
-        return float(coef @ products), symmetric_product(self.K, lam * coef + v)
-
-
-class LinearDesign:
-    """The primal linear model of the DA paper's linear case (§3.1, after Eqn. 6):
-    ``f(x) = w^T x`` and ``||f||^2 = ||w||^2``; ``X`` dense or scipy.sparse, never densified."""
-
-    def __init__(self, X):
-        self.X = X
-
-    def decision(self, coef) -> np.ndarray:
-        return decision(self.X, coef)
-
-    def norm_and_gradient(self, coef, products, lam, v):
-        """As ``KernelDesign.norm_and_gradient``: ``||w||^2`` and ``lam w + X^T v``."""
-        return float(coef @ coef), lam * coef + np.asarray(self.X.T @ v, dtype=float).ravel()
-
-
-def _design(K):
-    """A kernel matrix is the expansion (6); a design object is used as it is."""
-    return K if isinstance(K, KernelDesign | LinearDesign) else KernelDesign(K)
 
 
 def _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f):
@@ -161,7 +130,7 @@ def da_objective(alpha, intercept, p, K, y, T, lam, lam_u, loss):
     primal linear model ``f = X w + intercept`` (then ``alpha`` is ``w``). (The paper's f has
     no intercept; the hinge f-step adds the unregularized bias of LIBSVM.)
     """
-    design = _design(K)
+    design = as_design(K)
     f = design.decision(alpha) + intercept
     return _objective_and_gradient(alpha, intercept, p, design, y, T, lam, lam_u, loss, f)[0]
 
@@ -173,7 +142,7 @@ def da_gradient(alpha, intercept, p, K, y, T, lam, lam_u, loss):
     derivative ``lam_u/u (V(f_j) - V(-f_j)) + T/u logit(p_j)`` whose zero, shifted by the
     multiplier ``nu/u`` of the balance constraint, gives eq. (8).
     """
-    design = _design(K)
+    design = as_design(K)
     f = design.decision(alpha) + intercept
     _, grad_alpha, grad_intercept, _ = _objective_and_gradient(
         alpha, intercept, p, design, y, T, lam, lam_u, loss, f)
@@ -247,107 +216,65 @@ def kl_divergence(logits_p, logits_q) -> float:
 # -- the f-steps for fixed p ---------------------------------------------------------------------
 
 
-def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=_NEWTON_MAX_ITER):
-    """The f-step for the quadratic hinge: primal finite Newton with exact line search (§3.1).
+class Copies(NamedTuple):
+    """The weighted SVM's copies of the points: which copies have a weight (``keep``, label
+    +1 copies then label -1 copies) and LIBSVM's input for them."""
 
-    At each step the examples inside the margin (index sets ``i_0 .. i_3`` of the paper) give a
-    local squared-loss problem ``J^(k)``; its minimizer solves
-    ``(lam I + W K_AA) alpha_A = c_plus - c_minus`` on the active points ``A`` (``W`` the active
-    weights), solved in the symmetric form ``(lam I + S K_AA S) beta = b / s``,
-    ``alpha_A = s beta``, ``s = sqrt(w)`` by Cholesky. The step to it is scaled by an exact line
-    search. Warm-started from ``alpha``. Returns ``(alpha, n_steps)``.
-    """
-    f = K @ alpha
-    previous = None
-    for step in range(1, max_iter + 1):
-        act_plus = (f < 1.0) & (c_plus > 0)
-        act_minus = (f > -1.0) & (c_minus > 0)
-        w = c_plus * act_plus + c_minus * act_minus
-        A = w > 0
-        signature = (act_plus.tobytes(), act_minus.tobytes())
-        if signature == previous:
-            return alpha, step - 1
-        rhs = c_plus * act_plus - c_minus * act_minus
-        target = np.zeros_like(alpha)
-        if A.any():
-            s = np.sqrt(w[A])
-            M = lam * np.eye(s.size) + s[:, None] * K[np.ix_(A, A)] * s[None, :]
-            beta = scipy.linalg.cho_solve(scipy.linalg.cho_factor(M), rhs[A] / s)
-            target[A] = s * beta
-        d = target - alpha
-        Kd = K @ d
-        d_K_d = float(d @ Kd)
-        if np.max(np.abs(Kd)) <= 1e-12 * max(1.0, np.max(np.abs(f))):
-            return alpha, step  # already at the local problem's minimizer
-        # each point twice: label +1 with weight c_plus and label -1 with weight c_minus
-        signs = np.r_[np.ones_like(f), -np.ones_like(f)]
-        weights = np.r_[c_plus, c_minus]
-        keep = weights > 0
-        delta, _ = squared_hinge_line_search(
-            lam * float(alpha @ Kd), lam * d_K_d, (1.0 - signs * np.r_[f, f])[keep],
-            (signs * np.r_[Kd, Kd])[keep], weights[keep])
-        alpha = alpha + delta * d
-        f = f + delta * Kd
-        # With a full step the local problem's minimizer is the true one once the active set
-        # stops changing (finite convergence).
-        previous = signature if delta >= 1.0 - 1e-9 else None
-    warnings.warn(
-        f"The squared-hinge Newton f-step did not converge in {max_iter} steps.",
-        ConvergenceWarning, stacklevel=3,
-    )
-    return alpha, max_iter
+    keep: np.ndarray
+    data: object
 
 
-def weighted_svm(K, lam, c_plus, c_minus, cache=None):
+def weighted_svm(K, lam, c_plus, c_minus, copies: Copies | None = None):
     """The f-step for the hinge: a weighted SVM on copies of the points (§3.1, DA(l1)).
 
     Each point appears with label +1 and weight ``c_plus`` and with label -1 and weight
     ``c_minus`` (copies of zero weight are left out; an unlabeled point appears twice).
     Dividing (4) by ``lam`` gives LIBSVM's ``1/2 ||f||^2 + sum_e C_e xi_e`` with
-    ``C_e = c_e / lam``. LIBSVM adds an unregularized bias. Returns
-    ``(alpha, intercept, converged)``; ``converged`` is False when LIBSVM stopped at its
-    iteration cap (``svm.fit_libsvm``), which small ``lam`` or large ``lam_u`` cause.
+    ``C_e = c_e / lam``. LIBSVM adds an unregularized bias.
 
-    ``cache`` (a dict kept across the alternations of one fit) keeps the kernel matrix of the
-    copies: it changes only when a weight becomes exactly 0, and building it (2n x 2n) would
+    ``K`` is the kernel matrix, or a ``LinearDesign`` for the primal linear model (LIBSVM's
+    linear kernel on the rows of ``X``, dense or sparse CSR, so no n x n matrix is formed);
+    the coefficients are then ``w``. ``copies`` are the last call's: LIBSVM's input changes
+    only when a weight becomes exactly 0, and building it (2n x 2n for a kernel) would
     otherwise cost as much as the SVM solve.
+
+    Returns ``(coef, intercept, converged, copies)``; ``converged`` is False when LIBSVM
+    stopped at its iteration cap (``svm.fit_libsvm``), which small ``lam`` or large ``lam_u``
+    cause.
     """
-    n = K.shape[0]
+    design = as_design(K)
+    n = c_plus.size
     points = np.r_[np.arange(n), np.arange(n)]
     labels = np.r_[np.ones(n), -np.ones(n)]
     weights = np.r_[c_plus, c_minus] / lam
     keep = weights > 0
-    points, labels, weights = points[keep], labels[keep], weights[keep]
-    cache = {} if cache is None else cache
-    if "keep" not in cache or not np.array_equal(cache["keep"], keep):
-        cache["keep"], cache["K"] = keep, K[np.ix_(points, points)]
-    svm, converged = fit_libsvm(cache["K"], labels, sample_weight=weights, tol=_SVC_TOL)
-    alpha = np.bincount(points[svm.support_], weights=svm.dual_coef_[0], minlength=n)
-    return alpha, float(svm.intercept_[0]), converged
-
-
-def weighted_linear_svm(X, lam, c_plus, c_minus, cache=None):
-    """The hinge f-step on the linear path: ``weighted_svm`` with LIBSVM's linear kernel.
-
-    The copies are rows of ``X`` (dense, or sparse CSR kept sparse); LIBSVM computes the inner
-    products it needs on the fly, so no n x n matrix is formed. Returns
-    ``(w, intercept, converged)`` with ``f(x) = w^T x + intercept``, ``converged`` as for
-    ``weighted_svm``. ``cache`` keeps the stacked copies across alternations.
-    """
-    n = X.shape[0]
-    points = np.r_[np.arange(n), np.arange(n)]
-    labels = np.r_[np.ones(n), -np.ones(n)]
-    weights = np.r_[c_plus, c_minus] / lam
-    keep = weights > 0
-    cache = {} if cache is None else cache
-    if "keep" not in cache or not np.array_equal(cache["keep"], keep):
-        cache["keep"], cache["X"] = keep, X[points[keep]]
-    svm, converged = fit_libsvm(cache["X"], labels[keep], sample_weight=weights[keep],
-                                tol=_SVC_TOL, kernel="linear")
-    return linear_svc_weights(svm), float(svm.intercept_[0]), converged
+    points = points[keep]
+    if copies is None or not np.array_equal(copies.keep, keep):
+        copies = Copies(keep, design.libsvm_data(points))
+    svm, converged = fit_libsvm(copies.data, labels[keep], sample_weight=weights[keep],
+                                tol=_SVC_TOL, kernel=design.libsvm_kernel)
+    return design.coef(svm, points), float(svm.intercept_[0]), converged, copies
 
 
 # -- the estimator -------------------------------------------------------------------------------
+
+
+class _DAState(NamedTuple):
+    """What Table 1 carries from one alternation to the next. The steps return a new state
+    and change nothing else (the warm starts of the hinge f-step travel here too)."""
+
+    alpha: np.ndarray             # coefficients of f: alpha of (6), or w on the linear path
+    intercept: float              # the hinge f-step's LIBSVM bias (0 otherwise)
+    f: np.ndarray                 # outputs on the training points
+    p: np.ndarray                 # probabilities of the unlabeled points, eq. (8)
+    logits: np.ndarray            # (nu - g) / T, p = expit(logits)
+    nu: float                     # multiplier of the balance constraint (5)
+    kl: float                     # KL(p, q) to the previous alternation's p
+    entropy: float                # S(p)
+    f_converged: bool             # False when LIBSVM's cap stopped the hinge f-step
+    hinge_start: DualStart | None  # where the kernel hinge f-step's active set ended
+    copies: Copies | None         # LIBSVM's copies of the points (hinge f-step)
+
 
 
 class DeterministicAnnealingS3VM(S3VMClassifier):
@@ -500,11 +427,11 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         else:
             self.r_ = float(self.r)
         n, n_unlabeled = y.size, problem.n_unlabeled
-        self._copies_cache = {}  # the weighted SVM's copies of the points, see weighted_svm
         self._fit_kernel(X)
+        self._hinge = None
         if self.kernel == "linear":
             # §3.1, after Eqn. 6: f(x) = w^T x, updated in the primal (no n x n matrix)
-            self._design = LinearDesign(X)
+            self._K, self._design = None, LinearDesign(X)
             return
         if self.loss == "hinge":
             # the weighted SVM sees every unlabeled point twice
@@ -512,9 +439,9 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                                advice=self._too_large)
         self._K = self._kernel(X)
         self._design = KernelDesign(self._K)
-        # the hinge f-step: the warm-started dual active set, LIBSVM where it does not settle
-        self._hinge_dual = (WeightedHingeDual(KernelColumns(self._K), self.lam)
-                            if self.loss == "hinge" else None)
+        if self.loss == "hinge":
+            # the hinge f-step: the warm-started dual active set, LIBSVM where it does not settle
+            self._hinge = WeightedHingeDual(KernelColumns(self._K), self.lam)
         if self.loss == "squared":
             # eq. (7): G + lam C with C = diag(l on labeled, u / lam_u on unlabeled), once per fit
             c = np.where(problem.labeled, problem.n_labeled, n_unlabeled / self.lam_u)
@@ -523,158 +450,171 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     def _features(self, X):
         return X if self.kernel == "linear" else self._kernel(X)
 
+    def _postprocess(self, final, n_iter, outcome):
+        super()._postprocess(final, n_iter, outcome)
+        self.p_ = np.array(final.extras["p"])
+        self.T_ = final.stage_value
+        self.nu_ = final.extras["nu"]
+
+    # -- Table 1: the generator below is the only loop; the steps change nothing but the state
+
     def _iterate(self, problem):
         state = self._init(problem)
         yield self._record(state, problem, "init")
-        best = None
-        capped_temperatures = 0
+        best, capped_temperatures = None, 0
         for stage in range(self.max_stages):
             T = self.T0 / self.R**stage
             for iteration in range(self.max_iter):
                 state = self._step(state, problem, T)
                 # An f-step that LIBSVM's cap stopped is no minimizer, so alternating further
                 # cannot settle p: that temperature ends there (counted, and warned below).
-                converged = state["kl"] < self.eps or not state["f_converged"]
-                capped_temperatures += not state["f_converged"]
-                event = "stage_end" if converged or iteration == self.max_iter - 1 else "iter"
+                settled = state.kl < self.eps or not state.f_converged
+                capped_temperatures += not state.f_converged
+                event = "stage_end" if settled or iteration == self.max_iter - 1 else "iter"
                 recorded = self._record(state, problem, event, stage, T, iteration)
                 if best is None or recorded.extras["effective_cost"] <= (
                     best.extras["effective_cost"]
                 ):
                     best = recorded
                 yield recorded
-                if converged:
+                if settled:
                     break
             else:
-                warnings.warn(
-                    f"At T = {T:.3g} the alternation of f- and p-steps did not reach "
-                    f"KL < eps = {self.eps:g} in max_iter = {self.max_iter} iterations; "
-                    "moving on to the next temperature. Increase max_iter or eps.",
-                    ConvergenceWarning, stacklevel=2,
-                )
+                self._warn_unsettled(T)
             if self._terminate(state, problem):
                 break
         else:
-            warnings.warn(
-                f"The entropy of p is still {state['entropy']:.3g} > eps after max_stages = "
-                f"{self.max_stages} temperatures; returning the best state found. Increase "
-                "max_stages or eps.",
-                ConvergenceWarning, stacklevel=2,
-            )
+            self._warn_entropy(state)
         if capped_temperatures:
-            warn_libsvm_cap(
-                f"the hinge f-step at {capped_temperatures} temperature(s); each of them ended "
-                "there, without KL < eps",
-                f"Its costs are c_e / lam: a larger lam (here {self.lam:g}) or a smaller lam_u "
-                f"(here {self.lam_u:g}) converges faster.")
-        self.p_ = np.array(best.extras["p"])
-        self.T_ = best.stage_value
-        self.nu_ = best.extras["nu"]
-        self._copies_cache.clear()  # up to (2n)^2 floats: not part of the fitted model
-        yield SolverState(
-            stage="T", stage_index=best.stage_index, stage_value=best.stage_value,
-            iteration=best.iteration, event="final", coef=best.coef,
-            intercept=best.intercept, objective=best.objective, grad_norm=best.grad_norm,
-            train_decision=best.train_decision, extras=best.extras,
-        )
+            self._warn_capped(capped_temperatures)
+        yield replace(best, event="final")
 
-    # -- Table 1 as small steps on a state dictionary -----------------------------------------
-
-    def _init(self, problem):
+    def _init(self, problem) -> _DAState:
         """Table 1, "Initialize": ``p = (r, ..., r)``, ``f = 0``."""
         n_unlabeled = problem.n_unlabeled
         p = np.full(n_unlabeled, self.r_)
         logits = np.full(n_unlabeled, float(logit(self.r_)))
         n_coef = problem.X.shape[1] if self.kernel == "linear" else problem.y.size
-        return {"alpha": np.zeros(n_coef), "intercept": 0.0, "f": np.zeros(problem.y.size),
-                "p": p, "logits": logits, "nu": 0.0, "kl": 0.0, "T": self.T0,
-                "entropy": total_entropy(p)}
+        return _DAState(alpha=np.zeros(n_coef), intercept=0.0, f=np.zeros(problem.y.size),
+                        p=p, logits=logits, nu=0.0, kl=0.0, entropy=total_entropy(p),
+                        f_converged=True, hinge_start=None, copies=None)
 
-    def _step(self, state, problem, T):
+    def _step(self, state: _DAState, problem, T) -> _DAState:
         """One alternation of Table 1: the f-step for fixed p, then ``q = p`` and eq. (8)."""
-        alpha, intercept, f, f_converged = self._f_step(state["alpha"], state["f"], state["p"],
-                                                         problem)
-        fu = f[problem.unlabeled]
-        g = self.lam_u * (da_loss(fu, self.loss) - da_loss(-fu, self.loss))
-        p, nu, logits = solve_p(g, T, self.r_, nu0=state["nu"])
-        return {"alpha": alpha, "intercept": intercept, "f": f, "p": p, "logits": logits,
-                "nu": nu, "kl": kl_divergence(logits, state["logits"]), "T": T,
-                "entropy": total_entropy(p), "f_converged": f_converged}
+        return self._p_step(self._f_step(state, problem), problem, T)
 
-    def _terminate(self, state, problem):
+    def _terminate(self, state: _DAState, problem) -> bool:
         """Table 1, outer loop: stop once ``S(p) < eps`` (up to the forced fractional point)."""
         fraction = self.r_ * problem.n_unlabeled % 1.0
         floor = float(entr(fraction) + entr(1.0 - fraction))
-        return state["entropy"] < self.eps + floor
+        return state.entropy < self.eps + floor
 
-    def _f_step(self, alpha, f, p, problem):
-        """Minimize (4) over f for fixed p; returns ``(coef, intercept, f on the training
-        points, converged)``, ``converged`` False when LIBSVM's cap stopped the hinge f-step.
-        ``f`` is the current output, the warm start of the linear path."""
-        c_plus, c_minus = label_weights(problem.y, p, self.lam_u)
+    def _p_step(self, state: _DAState, problem, T) -> _DAState:
+        """Eq. (8) at the new f under the balance (5), and ``KL(p, q)`` to the previous p."""
+        fu = state.f[problem.unlabeled]
+        g = self.lam_u * (da_loss(fu, self.loss) - da_loss(-fu, self.loss))
+        p, nu, logits = solve_p(g, T, self.r_, nu0=state.nu)
+        return state._replace(p=p, logits=logits, nu=nu, kl=kl_divergence(logits, state.logits),
+                              entropy=total_entropy(p))
+
+    def _f_step(self, state: _DAState, problem) -> _DAState:
+        """Minimize (4) over f for fixed p: the state with the new f (``f_converged`` False
+        when LIBSVM's cap stopped the hinge f-step)."""
+        c_plus, c_minus = label_weights(problem.y, state.p, self.lam_u)
+        if self.loss == "hinge":
+            return self._hinge_f_step(state, c_plus, c_minus)
         if self.kernel == "linear":
-            return self._linear_f_step(alpha, f, c_plus, c_minus, problem.X)
-        if self.loss == "squared":
-            Y = np.where(problem.labeled, problem.y, 2.0 * self._p_full(p, problem) - 1.0)
-            alpha, intercept, converged = scipy.linalg.cho_solve(self._rls_factor, Y), 0.0, True
-        elif self.loss == "squared_hinge":
-            alpha, _ = newton_squared_hinge(self._K, alpha, self.lam, c_plus, c_minus)
-            intercept, converged = 0.0, True
+            alpha, f = self._linear_f_step(state, c_plus, c_minus, problem.X)
         else:
-            return self._hinge_f_step(c_plus, c_minus)
-        return alpha, intercept, symmetric_product(self._K, alpha) + intercept, converged
+            if self.loss == "squared":
+                Y = np.where(problem.labeled, problem.y,
+                             2.0 * self._p_full(state.p, problem) - 1.0)
+                alpha = scipy.linalg.cho_solve(self._rls_factor, Y)
+            else:
+                alpha, _ = newton_squared_hinge(self._K, state.alpha, self.lam, c_plus, c_minus)
+            f = symmetric_product(self._K, alpha)
+        return state._replace(alpha=alpha, intercept=0.0, f=f, f_converged=True)
 
-    def _hinge_f_step(self, c_plus, c_minus):
-        """The kernel hinge f-step: the warm-started dual active set of ``weighted_hinge``,
-        LIBSVM on the point copies (``weighted_svm``) where it does not settle."""
-        alpha, intercept, converged = self._hinge_dual.solve(c_plus, c_minus)
-        if converged:
-            return alpha, intercept, self._hinge_dual.outputs, True
-        alpha, intercept, converged = weighted_svm(self._K, self.lam, c_plus, c_minus,
-                                                   self._copies_cache)
-        self._hinge_dual.seed(alpha * self.lam, c_plus, c_minus)
-        return alpha, intercept, symmetric_product(self._K, alpha) + intercept, converged
+    def _hinge_f_step(self, state: _DAState, c_plus, c_minus) -> _DAState:
+        """The hinge f-step: with a kernel, the dual active set of ``weighted_hinge`` started
+        where the last one ended; LIBSVM on the point copies (``weighted_svm``) where it does
+        not settle, and on the linear path."""
+        if self._hinge is not None:
+            solution = self._hinge.solve(c_plus, c_minus, state.hinge_start)
+            if solution.converged:
+                return state._replace(alpha=solution.alpha, intercept=solution.intercept,
+                                      f=solution.outputs, f_converged=True,
+                                      hinge_start=solution.start)
+        alpha, intercept, converged, copies = weighted_svm(self._design, self.lam, c_plus,
+                                                           c_minus, state.copies)
+        start = (None if self._hinge is None
+                 else seeded_start(alpha * self.lam, c_plus, c_minus))
+        return state._replace(alpha=alpha, intercept=intercept,
+                              f=self._design.decision(alpha) + intercept,
+                              f_converged=converged, hinge_start=start, copies=copies)
 
-    def _linear_f_step(self, w, f, c_plus, c_minus, X):
-        """The f-step in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006) for
-        the squared hinge, one ridge solve for the squared loss (each point's two weighted
-        squared losses are one, centred on ``(c_plus - c_minus) / (c_plus + c_minus)``,
-        which is ``2 p - 1`` for an unlabeled point), LIBSVM's linear kernel for the hinge."""
+    def _linear_f_step(self, state: _DAState, c_plus, c_minus, X):
+        """The smooth f-steps in the primal, ``f = X w``: L2-SVM-MFN (Sindhwani & Keerthi 2006)
+        for the squared hinge, warm-started at the current w, and one ridge solve for the
+        squared loss (each point's two weighted squared losses are one, centred on
+        ``(c_plus - c_minus) / (c_plus + c_minus)``, which is ``2 p - 1`` for an unlabeled
+        point). Returns ``(w, f)``."""
         if self.loss == "squared_hinge":
-            result = squared_hinge_mfn(X, c_plus, c_minus, self.lam, w, outputs=f)
+            result = squared_hinge_mfn(X, c_plus, c_minus, self.lam, state.alpha,
+                                       outputs=state.f)
             if not result.converged:
                 warnings.warn(
                     f"The squared-hinge Newton f-step did not converge in "
                     f"{result.newton_steps} steps.", ConvergenceWarning, stacklevel=4,
                 )
-            return result.w, 0.0, result.outputs, True
-        if self.loss == "squared":
-            weights = c_plus + c_minus
-            w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam, w,
-                                     tol=_RIDGE_TOL)
-            return w, 0.0, decision(X, w), True
-        w, intercept, converged = weighted_linear_svm(X, self.lam, c_plus, c_minus,
-                                                      self._copies_cache)
-        return w, intercept, decision(X, w, intercept), converged
+            return result.w, result.outputs
+        weights = c_plus + c_minus
+        w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
+                                 state.alpha, tol=_RIDGE_TOL)
+        return w, decision(X, w)
 
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)
         out[problem.unlabeled] = p
         return out
 
-    def _record(self, state, problem, event, stage=0, T=None, iteration=0):
+    def _record(self, state: _DAState, problem, event, stage=0, T=None, iteration=0):
         T = self.T0 if T is None else T
-        alpha, intercept, p, f = state["alpha"], state["intercept"], state["p"], state["f"]
         objective, grad_alpha, _, norm_squared = _objective_and_gradient(
-            alpha, intercept, p, self._design, problem.y, T, self.lam, self.lam_u, self.loss, f)
-        n_unlabeled = max(p.size, 1)
+            state.alpha, state.intercept, state.p, self._design, problem.y, T, self.lam,
+            self.lam_u, self.loss, state.f)
+        n_unlabeled = max(state.p.size, 1)
         return SolverState(
             stage="T", stage_index=stage, stage_value=T, iteration=iteration, event=event,
-            coef=alpha, intercept=intercept, objective=objective,
-            grad_norm=float(np.linalg.norm(grad_alpha)), train_decision=f,
-            extras={"p": self._p_full(p, problem), "entropy": state["entropy"],
-                    "kl": state["kl"], "nu": state["nu"],
-                    "expected_cost": objective + T / n_unlabeled * state["entropy"],
-                    "effective_cost": effective_cost(norm_squared, problem.y, f,
+            coef=state.alpha, intercept=state.intercept, objective=objective,
+            grad_norm=float(np.linalg.norm(grad_alpha)), train_decision=state.f,
+            extras={"p": self._p_full(state.p, problem), "entropy": state.entropy,
+                    "kl": state.kl, "nu": state.nu,
+                    "expected_cost": objective + T / n_unlabeled * state.entropy,
+                    "effective_cost": effective_cost(norm_squared, problem.y, state.f,
                                                      self.lam, self.lam_u, self.loss)},
         )
+
+    # -- the sentences of the safeguards --------------------------------------------------
+
+    def _warn_unsettled(self, T) -> None:
+        _warn(f"At T = {T:.3g} the alternation of f- and p-steps did not reach KL < eps = "
+              f"{self.eps:g} in max_iter = {self.max_iter} iterations; moving on to the next "
+              "temperature. Increase max_iter or eps.")
+
+    def _warn_entropy(self, state: _DAState) -> None:
+        _warn(f"The entropy of p is still {state.entropy:.3g} > eps after max_stages = "
+              f"{self.max_stages} temperatures; returning the best state found. Increase "
+              "max_stages or eps.")
+
+    def _warn_capped(self, capped_temperatures: int) -> None:
+        warn_libsvm_cap(
+            f"the hinge f-step at {capped_temperatures} temperature(s); each of them ended "
+            "there, without KL < eps",
+            f"Its costs are c_e / lam: a larger lam (here {self.lam:g}) or a smaller lam_u "
+            f"(here {self.lam_u:g}) converges faster.", stacklevel=4)
+
+
+def _warn(message: str) -> None:
+    """A ``ConvergenceWarning`` from a safeguard of the annealing loop."""
+    warnings.warn(message, ConvergenceWarning, stacklevel=4)

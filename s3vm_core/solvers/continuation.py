@@ -40,6 +40,7 @@ from s3vm_core.base import (
     S3VMClassifier,
     cost,
     iteration_limit,
+    resolve_costs,
 )
 from s3vm_core.kernels import FLAT_KERNEL, select_landmarks
 from s3vm_core.losses import (
@@ -354,7 +355,7 @@ class ContinuationS3VM(S3VMClassifier):
                 f"{n}, or None to keep them all."
             )
         self._fit_kernel(problem.X)
-        self.C_star_ = float(self.C if self.C_star is None else self.C_star)
+        _, self.C_star_ = resolve_costs(self.C, self.C_star)
         landmarks = None
         if self.n_components is not None and self.n_components < n:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)

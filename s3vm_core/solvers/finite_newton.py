@@ -1,11 +1,13 @@
-"""Primal finite Newton for linear models on (sparse) data: the L2-SVM-MFN family.
+"""Primal finite Newton for the weighted squared hinge: the L2-SVM-MFN family.
 
 Keerthi & DeCoste (2005), *A Modified Finite Newton Method for Fast Solution of Large Scale
 Linear SVMs*, and Sindhwani & Keerthi (2006), *Large Scale Semi-supervised Linear SVMs*: the
 methods the DA paper names for linear kernels (papers/003, §3.1, the paragraph after Eqn. 6:
 "updates for the weight vector w are obtained by the finite Newton procedure ... effective
 conjugate gradient schemes can be used"). Every f-step of DA with the squared hinge and every
-retraining of the label-switching TSVM on the linear path is one call of ``squared_hinge_mfn``.
+retraining of the label-switching TSVM on the linear path is one call of ``squared_hinge_mfn``;
+DA's kernel f-step with the squared hinge (§3.1) is ``newton_squared_hinge``. Both take their
+local problems from ``active_sets`` and their steps from ``paired_line_search``.
 
 The problem, with ``o_i = <w, x_i> + b`` and per-point weights of the two labels::
 
@@ -27,11 +29,14 @@ Dense data with few features solve the same problem directly (``weighted_ridge``
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, lsqr
+from sklearn.exceptions import ConvergenceWarning
 
 from s3vm_core.losses import squared_hinge_line_search
 
@@ -42,7 +47,8 @@ INNER_TOL = 1e-6
 #: A Newton run also stops when a step lowers the objective by less than this fraction of it
 #: (svmlin's ``RELATIVE_STOP_EPS``, Keerthi & DeCoste 2005 §3).
 RELATIVE_STOP = 1e-9
-#: Newton steps per call (svmlin's ``MFNITERMAX``); finite convergence makes it a safeguard.
+#: Newton steps per call (svmlin's ``MFNITERMAX``); finite convergence makes it a safeguard
+#: (warm-started, DA's f-steps usually take 1-3).
 NEWTON_MAX_ITER = 50
 #: Dense data with at most this many features solve each Newton step's ridge problem by a
 #: direct factorization of its normal equations (d x d) instead of LSQR.
@@ -65,9 +71,15 @@ def decision(X, w, b: float = 0.0) -> np.ndarray:
     return np.asarray(X @ w, dtype=float).ravel() + b
 
 
-def _stacked_operator(rows, scale, lam: float, fit_intercept: bool) -> LinearOperator:
-    """``[diag(scale) [rows, 1]; [sqrt(lam) I, 0]]`` as a LinearOperator (the 1 column only
-    with an intercept): least squares on it is the ridge problem of the active rows."""
+def stacked_operator(rows, scale, lam: float, fit_intercept: bool) -> LinearOperator:
+    """The least-squares form of the ridge problem of ``weighted_ridge`` on ``rows``.
+
+    ``min lam/2 ||w||^2 + 1/2 sum_i scale_i^2 (<w, x_i> + b - t_i)^2`` is least squares on
+    ``[diag(scale) [rows, 1]; [sqrt(lam) I, 0]]`` against ``[scale t; 0]`` (the column of ones
+    only with ``fit_intercept``); this returns that matrix as a scipy ``LinearOperator`` of
+    shape ``(m + d, d + fit_intercept)``, never formed, ``rows`` (m x d, dense or sparse)
+    kept as it is.
+    """
     m, d = rows.shape
     root = math.sqrt(lam)
     p = d + fit_intercept
@@ -110,7 +122,7 @@ def weighted_ridge(X, weights, targets, lam: float, w0, b0: float = 0.0, *,
                                  fit_intercept)
     rows = X if active.all() else X[np.flatnonzero(active)]
     scale = np.sqrt(weights[active])
-    operator = _stacked_operator(rows, scale, lam, fit_intercept)
+    operator = stacked_operator(rows, scale, lam, fit_intercept)
     rhs = np.concatenate([scale * targets[active], np.zeros(d)])
     x0 = np.append(w0, b0) if fit_intercept else np.asarray(w0, dtype=float)
     iter_lim = max_iter if max_iter is not None else 2 * operator.shape[1] + 50
@@ -141,8 +153,38 @@ def squared_hinge_objective(w, outputs, c_plus, c_minus, lam: float) -> float:
                  + 0.5 * c_minus @ np.maximum(0.0, 1.0 + outputs) ** 2)
 
 
-def _active_sets(outputs, c_plus, c_minus):
-    return (outputs < 1.0) & (c_plus > 0), (outputs > -1.0) & (c_minus > 0)
+def active_sets(outputs, c_plus, c_minus):
+    """The local problem of a Newton step: the copies inside their margin (the index sets of
+    DA paper §3.1; Keerthi & DeCoste 2005 §3).
+
+    A point's copy of label +1 is active when ``o < 1``, its copy of label -1 when ``o > -1``
+    (with a nonzero weight); on the active copies the squared hinge is the squared loss, so
+    the local problem is ``min lam/2 ||f||^2 + sum_i weight_i / 2 (o_i - target_i)^2``.
+
+    Returns ``(act_plus, act_minus, weight, rhs)``: the two masks, each point's weight
+    ``c_plus [act_plus] + c_minus [act_minus]`` and ``rhs = weight * target``,
+    ``c_plus [act_plus] - c_minus [act_minus]``.
+    """
+    act_plus = (outputs < 1.0) & (c_plus > 0)
+    act_minus = (outputs > -1.0) & (c_minus > 0)
+    return (act_plus, act_minus, c_plus * act_plus + c_minus * act_minus,
+            c_plus * act_plus - c_minus * act_minus)
+
+
+def paired_line_search(a0, a1, outputs, rates, c_plus, c_minus) -> float:
+    """The exact step along a Newton direction (``losses.squared_hinge_line_search``).
+
+    ``a0`` and ``a1`` are the regularizer's part (``lam <f, d>`` and ``lam ||d||^2``),
+    ``outputs`` the current ``o`` and ``rates`` their change along the direction.
+    """
+    # each point twice: label +1 with weight c_plus and label -1 with weight c_minus
+    signs = np.r_[np.ones_like(outputs), -np.ones_like(outputs)]
+    weights = np.r_[c_plus, c_minus]
+    keep = weights > 0
+    delta, _ = squared_hinge_line_search(
+        a0, a1, (1.0 - signs * np.r_[outputs, outputs])[keep],
+        (signs * np.r_[rates, rates])[keep], weights[keep])
+    return delta
 
 
 def _consistent(outputs, act_plus, act_minus, c_plus, c_minus, tol) -> bool:
@@ -188,17 +230,11 @@ def squared_hinge_mfn(X, c_plus, c_minus, lam: float, w, b: float = 0.0, *,
     w = np.array(w, dtype=float)
     o = decision(X, w, b) if outputs is None else np.array(outputs, dtype=float)
     objective = squared_hinge_objective(w, o, c_plus, c_minus, lam)
-    n = o.size
-    labels = np.r_[np.ones(n), -np.ones(n)]
-    weights = np.r_[c_plus, c_minus]
-    has_weight = weights > 0
     total_lsqr = 0
     for step in range(1, max_iter + 1):
-        act_plus, act_minus = _active_sets(o, c_plus, c_minus)
-        row_weight = c_plus * act_plus + c_minus * act_minus
+        act_plus, act_minus, row_weight, rhs = active_sets(o, c_plus, c_minus)
         with np.errstate(invalid="ignore", divide="ignore"):
-            target = np.where(row_weight > 0,
-                              (c_plus * act_plus - c_minus * act_minus) / row_weight, 0.0)
+            target = np.where(row_weight > 0, rhs / row_weight, 0.0)
         w_bar, b_bar, iterations = weighted_ridge(X, row_weight, target, lam, w, b,
                                                   fit_intercept=fit_intercept, tol=tol)
         total_lsqr += iterations
@@ -207,11 +243,8 @@ def squared_hinge_mfn(X, c_plus, c_minus, lam: float, w, b: float = 0.0, *,
             return NewtonResult(w_bar, b_bar, o_bar, step, total_lsqr, True)
         direction = w_bar - w
         do = o_bar - o
-        # each point twice: label +1 with weight c_plus and label -1 with weight c_minus
-        delta, _ = squared_hinge_line_search(
-            lam * float(w @ direction), lam * float(direction @ direction),
-            (1.0 - labels * np.r_[o, o])[has_weight], (labels * np.r_[do, do])[has_weight],
-            weights[has_weight])
+        delta = paired_line_search(lam * float(w @ direction), lam * float(direction @ direction),
+                                   o, do, c_plus, c_minus)
         w = w + delta * direction
         b = b + delta * (b_bar - b)
         o = o + delta * do
@@ -219,3 +252,47 @@ def squared_hinge_mfn(X, c_plus, c_minus, lam: float, w, b: float = 0.0, *,
         if abs(previous - objective) <= RELATIVE_STOP * abs(previous):
             return NewtonResult(w, b, o, step, total_lsqr, True)
     return NewtonResult(w, b, o, max_iter, total_lsqr, False)
+
+
+def newton_squared_hinge(K, alpha, lam, c_plus, c_minus, max_iter=NEWTON_MAX_ITER):
+    """DA's f-step for the quadratic hinge on a kernel expansion ``f = K alpha``: primal finite
+    Newton with exact line search (DA paper §3.1).
+
+    At each step the examples inside the margin (``active_sets``, the index sets ``i_0 .. i_3``
+    of the paper) give a local squared-loss problem ``J^(k)``; its minimizer solves
+    ``(lam I + W K_AA) alpha_A = c_plus - c_minus`` on the active points ``A`` (``W`` the active
+    weights), solved in the symmetric form ``(lam I + S K_AA S) beta = b / s``,
+    ``alpha_A = s beta``, ``s = sqrt(w)`` by Cholesky. The step to it is scaled by an exact line
+    search (``paired_line_search``). Warm-started from ``alpha``. Returns ``(alpha, n_steps)``,
+    with a ``ConvergenceWarning`` when ``max_iter`` steps did not settle the active sets.
+    """
+    f = K @ alpha
+    previous = None
+    for step in range(1, max_iter + 1):
+        act_plus, act_minus, w, rhs = active_sets(f, c_plus, c_minus)
+        A = w > 0
+        signature = (act_plus.tobytes(), act_minus.tobytes())
+        if signature == previous:
+            return alpha, step - 1
+        target = np.zeros_like(alpha)
+        if A.any():
+            s = np.sqrt(w[A])
+            M = lam * np.eye(s.size) + s[:, None] * K[np.ix_(A, A)] * s[None, :]
+            beta = scipy.linalg.cho_solve(scipy.linalg.cho_factor(M), rhs[A] / s)
+            target[A] = s * beta
+        d = target - alpha
+        Kd = K @ d
+        d_K_d = float(d @ Kd)
+        if np.max(np.abs(Kd)) <= 1e-12 * max(1.0, np.max(np.abs(f))):
+            return alpha, step  # already at the local problem's minimizer
+        delta = paired_line_search(lam * float(alpha @ Kd), lam * d_K_d, f, Kd, c_plus, c_minus)
+        alpha = alpha + delta * d
+        f = f + delta * Kd
+        # With a full step the local problem's minimizer is the true one once the active set
+        # stops changing (finite convergence).
+        previous = signature if delta >= 1.0 - 1e-9 else None
+    warnings.warn(
+        f"The squared-hinge Newton f-step did not converge in {max_iter} steps.",
+        ConvergenceWarning, stacklevel=3,
+    )
+    return alpha, max_iter

@@ -156,6 +156,64 @@ def _newton_solution(K, LK_reg, gamma_I_ell, y, E):
     return float(z[0]), z[1:]
 
 
+def newton_path(K, L, y, gamma_A: float, gamma_I: float, *, hinge: bool = True,
+                bias_in_intrinsic_norm: bool = True, max_iter: int = 1000):
+    """Newton's method for the primal problem (7) (§3.1): update (11) with s = 1, from z = 0.
+
+    Each step takes the error vectors ``E`` of the current iterate (the labeled points with
+    ``y_i f_i < 1``; every labeled point for LapRLSC) and solves the linear system of the
+    quadratic problem they define (``_newton_solution``). The method has converged when ``E``
+    stops changing (Table 5: at most 5 steps on MNIST3VS8); LapRLSC's ``E`` never changes, so
+    its one solve is exact (§5, system (15)). ``LapSVM(solver="newton")`` and
+    ``LapRLSC(solver="direct")`` run this path.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel matrix of all (labeled and unlabeled) points.
+    L : scipy.sparse matrix or ndarray of shape (n, n)
+        The graph Laplacian of the intrinsic norm (``LapSVM.laplacian_``).
+    y : ndarray of shape (n,)
+        -1 or +1 for labeled points, 0 for unlabeled ones.
+    gamma_A, gamma_I : float
+        The weights of the ambient and intrinsic norms in (7).
+    hinge : bool, default=True
+        LapSVM's squared hinge; False is LapRLSC's squared loss (14).
+    bias_in_intrinsic_norm : bool, default=True
+        The intrinsic norm of the whole ``f = K alpha + b`` (footnote 1 of §3, as the
+        estimators); False leaves the bias out, (7) as printed, ``alpha^T K L K alpha``,
+        which differs for the normalized Laplacian (``L 1 != 0``).
+    max_iter : int, default=1000
+        Most Newton steps; a ``ConvergenceWarning`` when ``E`` still changes after them.
+
+    Yields
+    ------
+    (b, alpha) : tuple of float and ndarray of shape (n,)
+        The bias and the expansion coefficients after each step, ``f = K alpha + b``.
+    """
+    n = y.size
+    LK_reg = gamma_I * (L @ K)  # Newton may form L K (§3.1.1); PCG never does
+    LK_reg[np.diag_indices(n)] += gamma_A
+    ell = np.asarray(L.sum(axis=1)).ravel() if bias_in_intrinsic_norm else np.zeros(n)
+    alpha, b = np.zeros(n), 0.0
+    E_previous = None
+    for _ in range(max_iter):
+        E = _error_set(K @ alpha + b, y, hinge)
+        if E_previous is not None and np.array_equal(E, E_previous):
+            return  # §3.1: converged when the error vectors stop changing
+        E_previous = E
+        b, alpha = _newton_solution(K, LK_reg, gamma_I * ell, y, E)
+        yield b, alpha
+        if not hinge:
+            return  # LapRLSC: E = L is fixed, one solve is exact
+    if not np.array_equal(_error_set(K @ alpha + b, y, hinge), E_previous):
+        warnings.warn(
+            f"Newton's method did not converge in max_iter={max_iter} steps (the set of "
+            "error vectors still changes); increase max_iter.",
+            ConvergenceWarning, stacklevel=2,
+        )
+
+
 # -- PCG (§3.2, Algorithm 1) with the exact line search of §3.2.1 ----------------------------
 
 
@@ -281,6 +339,15 @@ def _pcg_measures(pb: _Problem, st: _PCGState):
 
 # -- the estimators ----------------------------------------------------------------------------
 
+
+class _Stop(NamedTuple):
+    """Why a solver stopped (``stopped_by_``) and, for PCG, where every recorded criterion
+    first said "stop" (``stop_iterations_``)."""
+
+    stopped_by: str
+    stop_iterations: dict | None
+
+
 #: Largest Laplacian degree p: Table 8 uses 1 to 5, and L^p is built one sparse product at a
 #: time while it fills in towards a dense n x n matrix (two moons, k = 6, n = 2000: L^10 takes
 #: 0.2 s and 14 % of n^2 entries, L^20 1.8 s and 34 %).
@@ -371,6 +438,12 @@ class _LaplacianKernelMachine(S3VMClassifier):
     def _features(self, X):
         return X if self._primal else self._kernel(X)
 
+    def _postprocess(self, final, n_iter, outcome: _Stop):
+        super()._postprocess(final, n_iter, outcome)
+        self.stopped_by_ = outcome.stopped_by
+        if outcome.stop_iterations is not None:
+            self.stop_iterations_ = outcome.stop_iterations
+
     def _coef(self, alpha) -> np.ndarray:
         """The state's coefficients over ``features``: alpha, or the primal ``w = X^T alpha``."""
         return np.asarray(self.X_fit_.T @ alpha).ravel() if self._primal else alpha
@@ -391,34 +464,16 @@ class _LaplacianKernelMachine(S3VMClassifier):
 
     def _iterate_newton(self, problem, stage: str):
         pb = self._problem(problem)
-        n = pb.y.size
-        LK_reg = pb.gamma_I * (pb.L @ pb.K)  # Newton may form L K (§3.1.1); PCG never does
-        LK_reg[np.diag_indices(n)] += pb.gamma_A
-        alpha, b = np.zeros(n), 0.0
-        E_prev = np.zeros(n, dtype=bool)
-        state = self._newton_state(pb, stage, 0, "init", alpha, b)
+        state = self._newton_state(pb, stage, 0, "init", np.zeros(pb.y.size), 0.0)
         yield state
-        for t in range(1, self.max_iter + 1):
-            E = _error_set(pb.K @ alpha + b, pb.y, pb.hinge)
-            if t > 1 and np.array_equal(E, E_prev):
-                break  # §3.1: converged when the error vectors stop changing
-            E_prev = E
-            b, alpha = _newton_solution(pb.K, LK_reg, pb.gamma_I * pb.ell, pb.y, E)
+        path = newton_path(pb.K, pb.L, pb.y, pb.gamma_A, pb.gamma_I, hinge=pb.hinge,
+                           max_iter=self.max_iter)
+        for t, (b, alpha) in enumerate(path, start=1):
             state = self._newton_state(pb, stage, t, "iter", alpha, b)
             yield state
-            if not pb.hinge:
-                break  # LapRLSC: E = L is fixed, one solve is exact
-        else:
-            E = _error_set(pb.K @ alpha + b, pb.y, pb.hinge)
-            if not np.array_equal(E, E_prev):
-                warnings.warn(
-                    f"Newton's method did not converge in max_iter={self.max_iter} steps (the "
-                    "set of error vectors still changes); increase max_iter.",
-                    ConvergenceWarning, stacklevel=2,
-                )
-        self.stopped_by_ = "converged"
         yield _with_event(state, "stage_end")
         yield _with_event(state, "final")
+        return _Stop("converged", None)
 
     def _newton_state(self, pb, stage, t, event, alpha, b):
         z = np.concatenate([[b], alpha])
@@ -439,48 +494,32 @@ class _LaplacianKernelMachine(S3VMClassifier):
 
     def _iterate_pcg(self, problem):
         pb = self._problem(problem)
-        n = pb.y.size
-        n_val = 0 if self._y_val is None else self._y_val.size
-        recorded = make_all_criteria(n=n, check_every=self.check_every, n_validation=n_val,
-                                     tols={self.stopping: self.tol} if self.stopping else None)
-        chosen = (None if self.stopping is None else
-                  make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
-                                 n_validation=n_val))
-        converged = make_criterion(_PCG_CONVERGED, n=n)
+        recorded, chosen, converged = self._criteria(pb.y.size)
         unlabeled = ~pb.labeled
-        self.stop_iterations_ = dict.fromkeys(recorded)
-        self.stopped_by_ = "max_iter"
-
+        first_stops, stopped_by = dict.fromkeys(recorded), None
         st = _pcg_init(pb)
-        progress = self._progress(pb, st, unlabeled)
-        first = progress
+        progress = first = self._progress(pb, st, unlabeled)
         for criterion in [*recorded.values(), converged, *([chosen] if chosen else [])]:
             criterion.start(progress)
         extras = self._pcg_extras(st, progress, first, math.nan, {}, recorded,
                                   int(pb.labeled.sum()))
         state = self._pcg_state(st, progress, extras, "init")
         yield state
-        stop = False
-        while st.t < self.max_iter and not stop:
+        while st.t < self.max_iter and stopped_by is None:
             st = _pcg_step(pb, st)
             previous_objective = progress.objective
             progress = self._progress(pb, st, unlabeled)
-            flags = {}
-            for name, criterion in recorded.items():
-                value, fired = criterion.check(progress)
-                flags[name] = (value, fired)
-                if fired and self.stop_iterations_[name] is None:
-                    self.stop_iterations_[name] = st.t
-            if chosen is not None and chosen.check(progress)[1]:
-                stop, self.stopped_by_ = True, self.stopping
-            elif st.step_size == 0.0 or converged.check(progress)[1]:
-                stop, self.stopped_by_ = True, "converged"
+            flags = {name: criterion.check(progress) for name, criterion in recorded.items()}
+            for name, (_, fired) in flags.items():
+                if fired and first_stops[name] is None:
+                    first_stops[name] = st.t
+            stopped_by = self._pcg_stop(st, progress, chosen, converged)
             n_error_vectors = _error_set(st.Kalpha + st.b, pb.y, pb.hinge).sum()
             extras = self._pcg_extras(st, progress, first, previous_objective, flags, recorded,
                                       n_error_vectors)
             state = self._pcg_state(st, progress, extras, "iter")
             yield state
-        if not stop:
+        if stopped_by is None:
             warnings.warn(
                 f"PCG stopped at max_iter={self.max_iter} iterations before "
                 f"{'its stopping check fired' if self.stopping else 'converging'}; increase "
@@ -488,6 +527,27 @@ class _LaplacianKernelMachine(S3VMClassifier):
             )
         yield _with_event(state, "stage_end")
         yield _with_event(state, "final")
+        return _Stop(stopped_by or "max_iter", first_stops)
+
+    def _criteria(self, n: int):
+        """The checks of §4: every one that can run (recorded at each iteration), the chosen
+        ``stopping`` one (or None) and PCG's own convergence test."""
+        n_val = 0 if self._y_val is None else self._y_val.size
+        recorded = make_all_criteria(n=n, check_every=self.check_every, n_validation=n_val,
+                                     tols={self.stopping: self.tol} if self.stopping else None)
+        chosen = (None if self.stopping is None else
+                  make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
+                                 n_validation=n_val))
+        return recorded, chosen, make_criterion(_PCG_CONVERGED, n=n)
+
+    def _pcg_stop(self, st, progress, chosen, converged) -> str | None:
+        """What stops PCG at this iteration: the chosen check, else its own convergence (or
+        a zero step of the exact line search); None to go on."""
+        if chosen is not None and chosen.check(progress)[1]:
+            return self.stopping
+        if st.step_size == 0.0 or converged.check(progress)[1]:
+            return "converged"
+        return None
 
     def _progress(self, pb, st, unlabeled) -> Progress:
         objective, grad, grad_hat, mixed, _ = _pcg_measures(pb, st)
@@ -633,6 +693,34 @@ _ATTRIBUTES_DOC = """
     """
 
 
+def _laplacian_init(default_solver: str):
+    """The ``__init__`` of LapSVM and LapRLSC (scikit-learn's rule: it stores its arguments
+    and nothing else); the two differ only in their default ``solver``."""
+
+    def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
+                 coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
+                 graph_sigma=None, solver=default_solver, stopping=None, tol=None,
+                 check_every=None, max_iter=1000):
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.p = p
+        self.normalized = normalized
+        self.graph_weights = graph_weights
+        self.graph_sigma = graph_sigma
+        self.solver = solver
+        self.stopping = stopping
+        self.tol = tol
+        self.check_every = check_every
+        self.max_iter = max_iter
+
+    return __init__
+
+
 class LapSVM(_LaplacianKernelMachine):
     __doc__ = f"""Laplacian SVM trained in the primal (Melacci & Belkin 2011, §3).
 
@@ -662,26 +750,7 @@ class LapSVM(_LaplacianKernelMachine):
                               "solver": [StrOptions({"newton", "pcg"})]}
     _hinge = True
 
-    def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
-                 coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
-                 graph_sigma=None, solver="newton", stopping=None, tol=None, check_every=None,
-                 max_iter=1000):
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_neighbors = n_neighbors
-        self.p = p
-        self.normalized = normalized
-        self.graph_weights = graph_weights
-        self.graph_sigma = graph_sigma
-        self.solver = solver
-        self.stopping = stopping
-        self.tol = tol
-        self.check_every = check_every
-        self.max_iter = max_iter
+    __init__ = _laplacian_init("newton")
 
     def _iterate(self, problem):
         if self.solver == "newton":
@@ -711,26 +780,7 @@ class LapRLSC(_LaplacianKernelMachine):
                               "solver": [StrOptions({"direct", "pcg"})]}
     _hinge = False
 
-    def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
-                 coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
-                 graph_sigma=None, solver="direct", stopping=None, tol=None, check_every=None,
-                 max_iter=1000):
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_neighbors = n_neighbors
-        self.p = p
-        self.normalized = normalized
-        self.graph_weights = graph_weights
-        self.graph_sigma = graph_sigma
-        self.solver = solver
-        self.stopping = stopping
-        self.tol = tol
-        self.check_every = check_every
-        self.max_iter = max_iter
+    __init__ = _laplacian_init("direct")
 
     def _iterate(self, problem):
         if self.solver == "direct":

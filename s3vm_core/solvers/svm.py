@@ -1,4 +1,9 @@
-"""The supervised baseline of every paper: an SVM trained on the labeled points only."""
+"""The supervised baseline of every paper: an SVM trained on the labeled points only.
+
+Also LIBSVM's shared pieces: ``fit_libsvm`` with its iteration cap, and the two forms of a
+model f that LIBSVM trains, ``KernelDesign`` (a kernel expansion) and ``LinearDesign`` (the
+primal linear model), which every LIBSVM caller uses alike.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,8 @@ from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost
-from s3vm_core.kernels import sample_default_C
+from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, resolve_costs
+from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import decision
 from s3vm_core.trace import SolverState
@@ -80,6 +85,93 @@ def warn_libsvm_cap(what: str, advice: str, stacklevel: int = 3) -> None:
     )
 
 
+class KernelDesign:
+    """A kernel expansion on the training points: ``f = K coef``, ``||f||^2 = coef^T K coef``.
+
+    ``K`` is ``k(X_train, X_train[centers])``: the square matrix of every training point
+    (``centers=None``, eq. (6) of the DA paper) or its columns of the expansion points
+    ``centers`` (training indices in increasing order, e.g. the labeled points of
+    ``SVMBaseline``). LIBSVM sees it as a precomputed kernel.
+    """
+
+    libsvm_kernel = "precomputed"
+
+    def __init__(self, K, centers=None):
+        self.K = K
+        self.centers = centers
+
+    @property
+    def n_coef(self) -> int:
+        return self.K.shape[1]
+
+    def decision(self, coef) -> np.ndarray:
+        return symmetric_product(self.K, coef) if self.centers is None else self.K @ coef
+
+    def norm_squared(self, coef) -> float:
+        """``coef^T K_cc coef``, ``K_cc`` the kernel among the expansion points."""
+        return coef @ (self.K if self.centers is None else self.K[self.centers]) @ coef
+
+    def norm_and_gradient(self, coef, products, lam, v):
+        """``||f||^2`` and the gradient in the coefficients of ``lam/2 ||f||^2 + sum_i v_i f_i``,
+        given ``products = decision(coef)`` (at hand with the outputs): ``alpha^T K alpha`` and
+        ``K (lam alpha + v)``, one product by K where the two terms apart took two (square K
+        only)."""
+        return float(coef @ products), symmetric_product(self.K, lam * coef + v)
+
+    def libsvm_data(self, rows) -> np.ndarray:
+        """LIBSVM's input for the expansion points at the training indices ``rows`` (a point
+        may appear twice): their kernel matrix."""
+        return self.K[np.ix_(rows, self._columns(rows))]
+
+    def coef(self, svm: SVC, rows) -> np.ndarray:
+        """The expansion coefficients of an ``SVC`` fitted on ``libsvm_data(rows)``: the signed
+        dual coefficients, summed over the copies of a point."""
+        return np.bincount(self._columns(rows)[svm.support_], weights=svm.dual_coef_[0],
+                           minlength=self.n_coef)
+
+    def _columns(self, rows):
+        return rows if self.centers is None else np.searchsorted(self.centers, rows)
+
+
+class LinearDesign:
+    """The primal linear model (the DA paper's linear case, §3.1 after Eqn. 6): ``f(x) = w^T x``
+    and ``||f||^2 = ||w||^2``; ``X`` dense or scipy.sparse, never densified, and LIBSVM computes
+    the inner products it needs from the rows (no n x n matrix)."""
+
+    libsvm_kernel = "linear"
+
+    def __init__(self, X):
+        self.X = X
+
+    @property
+    def n_coef(self) -> int:
+        return self.X.shape[1]
+
+    def decision(self, coef) -> np.ndarray:
+        return decision(self.X, coef)
+
+    def norm_squared(self, coef) -> float:
+        return coef @ coef
+
+    def norm_and_gradient(self, coef, products, lam, v):
+        """As ``KernelDesign.norm_and_gradient``: ``||w||^2`` and ``lam w + X^T v``."""
+        return float(coef @ coef), lam * coef + np.asarray(self.X.T @ v, dtype=float).ravel()
+
+    def libsvm_data(self, rows):
+        """LIBSVM's input for the training indices ``rows``: those rows of ``X``."""
+        return self.X[rows]
+
+    def coef(self, svm: SVC, rows) -> np.ndarray:
+        """``w`` of an ``SVC`` fitted on ``libsvm_data(rows)``."""
+        return linear_svc_weights(svm)
+
+
+def as_design(K):
+    """A kernel matrix is the expansion (6) over every training point; a design is used as
+    it is."""
+    return K if isinstance(K, KernelDesign | LinearDesign) else KernelDesign(K)
+
+
 class SVMBaseline(S3VMClassifier):
     """LIBSVM (scikit-learn's ``SVC``) on a precomputed kernel over the labeled points only.
 
@@ -128,10 +220,7 @@ class SVMBaseline(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self._fit_kernel(X, centers=X[problem.labeled])
-        if self.C is None:
-            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
-        else:
-            self.C_ = float(self.C)
+        self.C_, _ = resolve_costs(self.C, default_C=lambda: self._sample_default_C(X))
         if self.kernel != "linear":
             self._K_train = self._kernel(X)
 
@@ -140,8 +229,9 @@ class SVMBaseline(S3VMClassifier):
 
     def _iterate(self, problem):
         if self.kernel == "linear":
-            return linear_svm_states(problem.X, problem, self.C_)
-        return svm_states(self._K_train, problem, self.C_)
+            return svm_states(LinearDesign(problem.X), problem, self.C_)
+        return svm_states(KernelDesign(self._K_train, np.flatnonzero(problem.labeled)),
+                          problem, self.C_)
 
 
 def linear_svc_weights(svm: SVC) -> np.ndarray:
@@ -151,55 +241,30 @@ def linear_svc_weights(svm: SVC) -> np.ndarray:
     return (w.toarray() if sp.issparse(w) else np.asarray(w)).ravel()
 
 
-def linear_svm_states(X, problem, C: float):
-    """``svm_states`` in the primal: LIBSVM's linear kernel on the labeled rows of ``X``
-    (dense or sparse), ``f(x) = w^T x + b``; no kernel matrix is formed."""
-    labeled = problem.labeled
-    y = problem.y[labeled].astype(float)
-    n_labeled = y.size
-    yield SolverState(
-        stage="fit", event="init", coef=np.zeros(X.shape[1]), intercept=0.0,
-        objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
-    )
-    svm, converged = fit_libsvm(X[np.flatnonzero(labeled)], y, C=C, kernel="linear")
-    if not converged:
-        warn_libsvm_cap("the SVM on the labeled points", f"A smaller C (here {C:.3g}) converges "
-                        "faster.", stacklevel=4)
-    w = linear_svc_weights(svm)
-    intercept = float(svm.intercept_[0])
-    outputs = decision(X, w, intercept)
-    objective = 0.5 * w @ w + C * hinge(y * outputs[labeled]).sum()
-    yield SolverState(
-        stage="fit", event="final", coef=w, intercept=intercept, objective=objective,
-        train_decision=outputs,
-    )
-
-
-def svm_states(K_train: np.ndarray, problem, C: float):
+def svm_states(design, problem, C: float):
     """The two states of a LIBSVM fit on the labeled points: "init" (f = 0) and "final".
 
-    ``K_train`` is ``k(X_train, X_labeled)``; the coefficients are the signed dual coefficients
-    over the labeled points and the objective is the primal
-    ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))``.
+    ``design`` is the model on the training points: a ``KernelDesign`` of
+    ``k(X_train, X_labeled)`` (the coefficients are the signed dual coefficients over the
+    labeled points) or a ``LinearDesign`` (``w``, no kernel matrix formed). The objective is
+    the primal ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))``.
     """
     labeled = problem.labeled
+    rows = np.flatnonzero(labeled)
     y = problem.y[labeled].astype(float)
-    K_labeled = K_train[labeled]
-    n_labeled = y.size
     yield SolverState(
-        stage="fit", event="init", coef=np.zeros(n_labeled), intercept=0.0,
-        objective=C * n_labeled, train_decision=np.zeros(problem.y.size),
+        stage="fit", event="init", coef=np.zeros(design.n_coef), intercept=0.0,
+        objective=C * y.size, train_decision=np.zeros(problem.y.size),
     )
-    svm, converged = fit_libsvm(K_labeled, y, C=C)
+    svm, converged = fit_libsvm(design.libsvm_data(rows), y, C=C, kernel=design.libsvm_kernel)
     if not converged:
         warn_libsvm_cap("the SVM on the labeled points", f"A smaller C (here {C:.3g}) converges "
                         "faster.", stacklevel=4)
-    coef = np.zeros(n_labeled)
-    coef[svm.support_] = svm.dual_coef_[0]
+    coef = design.coef(svm, rows)
     intercept = float(svm.intercept_[0])
-    decision = K_train @ coef + intercept
-    objective = 0.5 * coef @ K_labeled @ coef + C * hinge(y * decision[labeled]).sum()
+    outputs = design.decision(coef) + intercept
+    objective = 0.5 * design.norm_squared(coef) + C * hinge(y * outputs[labeled]).sum()
     yield SolverState(
         stage="fit", event="final", coef=coef, intercept=intercept, objective=objective,
-        train_decision=decision,
+        train_decision=outputs,
     )

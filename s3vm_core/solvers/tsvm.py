@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, iteration_limit
+from s3vm_core.base import (
+    KERNEL_CONSTRAINTS,
+    S3VMClassifier,
+    cost,
+    iteration_limit,
+    resolve_costs,
+)
 from s3vm_core.graph import (
     classical_mds,
     rho_path_distances,
@@ -37,10 +44,21 @@ from s3vm_core.kernels import (
     select_landmarks,
 )
 from s3vm_core.losses import hinge
-from s3vm_core.solvers.finite_newton import decision, squared_hinge_mfn
+from s3vm_core.solvers.finite_newton import squared_hinge_mfn
 from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
-from s3vm_core.solvers.svm import fit_libsvm, linear_svc_weights, svm_states, warn_libsvm_cap
-from s3vm_core.solvers.weighted_hinge import KernelColumns, WeightedHingeDual
+from s3vm_core.solvers.svm import (
+    KernelDesign,
+    LinearDesign,
+    fit_libsvm,
+    svm_states,
+    warn_libsvm_cap,
+)
+from s3vm_core.solvers.weighted_hinge import (
+    DualStart,
+    KernelColumns,
+    WeightedHingeDual,
+    seeded_start,
+)
 from s3vm_core.trace import SolverState
 
 #: Seed of the landmark points of ``GradientTSVM(n_components=p)``: a fit is reproducible.
@@ -147,11 +165,8 @@ class GradientTSVM(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self._fit_kernel(X)
-        if self.C is None:
-            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
-        else:
-            self.C_ = float(self.C)
-        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        self.C_, self.C_star_ = resolve_costs(self.C, self.C_star,
+                                              lambda: self._sample_default_C(X))
         n, landmarks = X.shape[0], None  # X may be scipy.sparse (linear kernel)
         if self.n_components is not None and self.n_components < n and self.kernel != "linear":
             landmarks = select_landmarks(n, self.n_components, LANDMARK_SEED)
@@ -301,11 +316,8 @@ class LDS(GradientTSVM):
         self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
-        if self.C is None:
-            self.C_ = sample_default_C(E, "linear")
-        else:
-            self.C_ = float(self.C)
-        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        self.C_, self.C_star_ = resolve_costs(self.C, self.C_star,
+                                              lambda: sample_default_C(E, "linear"))
         self.map_ = PrimalMap.fit(E, problem, kernel="linear", sigma_=None)
 
     def embed(self, X) -> np.ndarray:
@@ -390,7 +402,7 @@ class GraphKernelSVM(S3VMClassifier):
                                       P[rows][:, self._labeled])
         if np.isfinite(self.sigma_):
             check_kernel_spread(K_sample, "rbf", self.sigma_)
-        self.C_ = default_C(K_sample) if self.C is None else float(self.C)
+        self.C_, _ = resolve_costs(self.C, default_C=lambda: default_C(K_sample))
         self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
 
     def _graph_kernel(self, P, P_rows_labeled, P_cols_labeled=None):
@@ -411,7 +423,27 @@ class GraphKernelSVM(S3VMClassifier):
         return self._graph_kernel(P_new, P_new)  # the columns are the labeled points
 
     def _iterate(self, problem):
-        return svm_states(self._K_train, problem, self.C_)
+        return svm_states(KernelDesign(self._K_train, np.flatnonzero(problem.labeled)), problem,
+                          self.C_)
+
+
+class _SwitchState(NamedTuple):
+    """What label switching carries from one SVM retraining to the next. The steps of
+    ``LabelSwitchingTSVM`` return a new state and change nothing else."""
+
+    coef: np.ndarray
+    intercept: float
+    decision: np.ndarray          # f on every training point
+    labels: np.ndarray            # the labels, putative ones on the unlabeled points
+    costs: np.ndarray             # C on the labeled points, C*_+ or C*_- by putative label
+    c_minus: float                # C*_- and C*_+ of the current round
+    c_plus: float
+    stage: int                    # index of the C* round
+    iteration: int                # retrainings in this round
+    retrainings: int              # in all, the supervised SVM of step 1 included
+    n_swaps: int                  # label pairs swapped so far
+    capped_solves: int            # LIBSVM solves stopped at their iteration cap
+    dual_start: DualStart | None  # where the kernel hinge SVM's active set ended
 
 
 class LabelSwitchingTSVM(S3VMClassifier):
@@ -508,64 +540,164 @@ class LabelSwitchingTSVM(S3VMClassifier):
         self._fit_kernel(X)
         self._X = X
         self._K = None if self.kernel == "linear" else self._kernel(X)
-        if self.C is None:
-            self.C_ = sample_default_C(X, self.kernel, self.sigma_, self.degree, self.coef0)
-        else:
-            self.C_ = float(self.C)
-        self.C_star_ = self.C_ if self.C_star is None else float(self.C_star)
+        self._design = LinearDesign(X) if self._K is None else KernelDesign(self._K)
+        # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
+        self._dual = (WeightedHingeDual(KernelColumns(self._K), 1.0)
+                      if self._K is not None and self.loss == "hinge" else None)
+        self.C_, self.C_star_ = resolve_costs(self.C, self.C_star,
+                                              lambda: self._sample_default_C(X))
 
     def _features(self, X):
         return X if self.kernel == "linear" else self._kernel(X)
 
-    def _train(self, labels, costs, start):
-        """One SVM retraining on the points of nonzero cost, warm-started at ``start`` on the
-        linear path; returns ``(coef, intercept, decision on every training point)``.
+    def _postprocess(self, final, n_iter, outcome):
+        super()._postprocess(final, n_iter, outcome)
+        self.n_swaps_ = outcome.n_swaps
+
+    # -- Joachims' Figure 2: the generator below is the only loop; the steps change nothing
+    # -- but the state
+
+    def _iterate(self, problem):
+        state = self._init(problem)
+        yield self._record(state, "init")
+        # Step 1: the supervised SVM, and putative labels keeping the labeled class ratio.
+        state = self._retrain(state, problem)
+        yield self._record(state, "iter")
+        if problem.n_unlabeled == 0:
+            yield self._record(state, "final")
+            return state
+        state = self._putative_labels(state, problem)
+        while True:
+            state = self._retrain(state, problem)
+            yield self._record(state, "iter")
+            swapped = None if self._out_of_retrainings(state) else self._swap(state, problem)
+            if swapped is not None:
+                state = swapped
+                continue
+            yield self._record(state, "stage_end")
+            if self._terminate(state):
+                break
+            state = self._next_round(state)
+        self._warn(state)
+        yield self._record(state, "final")
+        return state
+
+    def _init(self, problem) -> _SwitchState:
+        """f = 0; the labeled points with cost C, the unlabeled ones without labels or cost."""
+        y = problem.y.astype(float)
+        n_coef = problem.X.shape[1] if self.kernel == "linear" else y.size
+        return _SwitchState(coef=np.zeros(n_coef), intercept=0.0, decision=np.zeros(y.size),
+                            labels=y, costs=np.where(problem.labeled, self.C_, 0.0),
+                            c_minus=0.0, c_plus=0.0, stage=0, iteration=0, retrainings=0,
+                            n_swaps=0, capped_solves=0, dual_start=None)
+
+    def _putative_labels(self, state: _SwitchState, problem) -> _SwitchState:
+        """Step 1 (Figure 2): the ``num+`` largest outputs of the unlabeled points positive,
+        the others negative; ``C*_- = 1e-5`` and ``C*_+ = 1e-5 num+ / (m - num+)``."""
+        idx_u = np.flatnonzero(problem.unlabeled)
+        m = idx_u.size
+        num_plus = int(round(m * np.mean(problem.y[problem.labeled] > 0)))
+        order = np.argsort(-state.decision[idx_u], kind="stable")
+        labels = state.labels.copy()
+        labels[idx_u] = -1.0
+        labels[idx_u[order[:num_plus]]] = 1.0
+        return state._replace(
+            labels=labels, iteration=0, c_minus=_JOACHIMS_C_STAR_START,
+            c_plus=_JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1))
+
+    def _retrain(self, state: _SwitchState, problem) -> _SwitchState:
+        """Retrain the SVM with the unlabeled costs following the current putative labels (also
+        after a swap: Joachims' solve_svm_qp gives C*_+ to positive, C*_- to negative
+        examples)."""
+        idx_u = np.flatnonzero(problem.unlabeled)
+        costs = state.costs.copy()
+        costs[idx_u] = np.where(state.labels[idx_u] > 0, state.c_plus, state.c_minus)
+        trained = self._train(state, costs)
+        return trained._replace(costs=costs, iteration=state.iteration + 1,
+                                retrainings=state.retrainings + 1)
+
+    def _out_of_retrainings(self, state: _SwitchState) -> bool:
+        return state.retrainings >= self.max_iter  # the SVM of step 1 counts as one
+
+    def _swap(self, state: _SwitchState, problem) -> _SwitchState | None:
+        """Swap the labels of the violating pairs (``_swaps``); None when there is none."""
+        pos, neg = self._swaps(state.labels, state.decision, np.flatnonzero(problem.unlabeled))
+        if pos.size == 0:
+            return None
+        labels = state.labels.copy()
+        labels[pos], labels[neg] = -1.0, 1.0
+        return state._replace(labels=labels, n_swaps=state.n_swaps + pos.size)
+
+    def _terminate(self, state: _SwitchState) -> bool:
+        """The last round ran at ``C*_- = C*_+ = C*`` (or the retrainings ran out)."""
+        return self._out_of_retrainings(state) or (
+            state.c_minus >= self.C_star_ and state.c_plus >= self.C_star_)
+
+    def _next_round(self, state: _SwitchState) -> _SwitchState:
+        """Double ``C*_-`` and ``C*_+``, capped at C*."""
+        return state._replace(c_minus=min(2 * state.c_minus, self.C_star_),
+                              c_plus=min(2 * state.c_plus, self.C_star_),
+                              stage=state.stage + 1, iteration=0)
+
+    def _train(self, state: _SwitchState, costs) -> _SwitchState:
+        """One SVM retraining on the points of nonzero cost, warm-started on the linear path
+        at the state's ``w``; returns the state with the new model and its outputs on every
+        training point.
 
         With a kernel and the hinge, a swap changes the costs of two points only: the SVM is
-        solved by the dual active set of ``weighted_hinge`` warm-started at the previous
-        retraining (LIBSVM would start from zero each time; it is the fallback where the
-        active set does not settle).
+        solved by the dual active set of ``weighted_hinge`` started where the previous
+        retraining's ended (LIBSVM would start from zero each time; it is the fallback where
+        the active set does not settle).
         """
+        labels = state.labels
         if self.kernel == "linear" and self.loss == "squared_hinge":
             # 1/2 ||w||^2 + sum C_e max(0, 1 - y_e f_e)^2 is finite_newton's form with lam = 1
             # and weights 2 C_e on the label's side
             c_plus = np.where(labels > 0, 2.0 * costs, 0.0)
             c_minus = np.where(labels < 0, 2.0 * costs, 0.0)
-            w, b = start
-            result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, w, b, fit_intercept=True)
-            return result.w, result.b, result.outputs
-        rows = np.flatnonzero(costs > 0)
-        if self.kernel == "linear":
-            svm, converged = fit_libsvm(self._X[rows], labels[rows], sample_weight=costs[rows],
-                                        kernel="linear")
-            self._capped_solves += not converged
-            w = linear_svc_weights(svm)
-            intercept = float(svm.intercept_[0])
-            return w, intercept, decision(self._X, w, intercept)
+            result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, state.coef,
+                                       state.intercept, fit_intercept=True)
+            return state._replace(coef=result.w, intercept=result.b, decision=result.outputs)
+        dual_start = state.dual_start
         if self._dual is not None:
             costs_plus = np.where(labels > 0, costs, 0.0)
             costs_minus = np.where(labels < 0, costs, 0.0)
-            coef, intercept, converged = self._dual.solve(costs_plus, costs_minus)
-            if converged:
-                return coef, intercept, self._dual.outputs
-        svm, converged = fit_libsvm(self._K[np.ix_(rows, rows)], labels[rows],
-                                    sample_weight=costs[rows])
-        self._capped_solves += not converged
-        coef = np.zeros(labels.size)
-        coef[rows[svm.support_]] = svm.dual_coef_[0]
+            solution = self._dual.solve(costs_plus, costs_minus, dual_start)
+            if solution.converged:
+                return state._replace(coef=solution.alpha, intercept=solution.intercept,
+                                      decision=solution.outputs, dual_start=solution.start)
+        rows = np.flatnonzero(costs > 0)
+        svm, converged = fit_libsvm(self._design.libsvm_data(rows), labels[rows],
+                                    sample_weight=costs[rows],
+                                    kernel=self._design.libsvm_kernel)
+        coef = self._design.coef(svm, rows)
         intercept = float(svm.intercept_[0])
         if self._dual is not None:
-            self._dual.seed(coef, costs_plus, costs_minus)
-        return coef, intercept, self._K @ coef + intercept
+            dual_start = seeded_start(coef, costs_plus, costs_minus)
+        return state._replace(coef=coef, intercept=intercept,
+                              decision=self._design.decision(coef) + intercept,
+                              capped_solves=state.capped_solves + (not converged),
+                              dual_start=dual_start)
 
-    def _objective(self, coef, intercept, decision_values, labels, costs) -> float:
+    def _record(self, state: _SwitchState, event: str) -> SolverState:
+        return SolverState(
+            stage="C_star", stage_index=state.stage,
+            stage_value=max(state.c_minus, state.c_plus), iteration=state.iteration,
+            event=event, coef=state.coef, intercept=state.intercept,
+            objective=self._objective(state), train_decision=state.decision,
+            extras={"C_star_minus": state.c_minus, "C_star_plus": state.c_plus,
+                    "n_swaps": state.n_swaps, "labels": state.labels},
+        )
+
+    def _objective(self, state: _SwitchState) -> float:
         """``1/2 ||w||^2 + sum_e C_e loss(y_e f_e)`` (eq. (3) with the chosen loss); with a
         kernel ``||w||^2 = coef^T K coef`` is read off the outputs ``K coef + intercept``."""
-        norm2 = coef @ (coef if self._K is None else decision_values - intercept)
-        loss = hinge(labels * decision_values)
+        coef = state.coef
+        norm2 = coef @ (coef if self._K is None else state.decision - state.intercept)
+        loss = hinge(state.labels * state.decision)
         if self.loss == "squared_hinge":
             loss = loss**2
-        return float(0.5 * norm2 + costs @ loss)
+        return float(0.5 * norm2 + state.costs @ loss)
 
     def _swaps(self, labels, decision_values, idx_u):
         """The unlabeled pairs to swap: (positive, negative) index arrays (empty if none)."""
@@ -584,81 +716,14 @@ class LabelSwitchingTSVM(S3VMClassifier):
         k = int(np.argmin(ok)) if not ok.all() else ok.size  # the leading qualifying pairs
         return pos[pos_order[:k]], neg[neg_order[:k]]
 
-    def _iterate(self, problem):
-        y = problem.y.astype(float)
-        labeled, unlabeled = problem.labeled, problem.unlabeled
-        n, m = y.size, problem.n_unlabeled
-        n_coef = problem.X.shape[1] if self.kernel == "linear" else n
-        self.n_swaps_ = 0
-        self._capped_solves = 0
-        # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
-        self._dual = (WeightedHingeDual(KernelColumns(self._K), 1.0)
-                      if self._K is not None and self.loss == "hinge" else None)
-        c_minus = c_plus = 0.0
-
-        def state(coef, intercept, decision_values, labels, costs, index, iteration, event):
-            return SolverState(
-                stage="C_star", stage_index=index, stage_value=max(c_minus, c_plus),
-                iteration=iteration, event=event, coef=coef, intercept=intercept,
-                objective=self._objective(coef, intercept, decision_values, labels, costs),
-                train_decision=decision_values,
-                extras={"C_star_minus": c_minus, "C_star_plus": c_plus,
-                        "n_swaps": self.n_swaps_, "labels": labels},
-            )
-
-        labels = y.copy()
-        costs = np.where(labeled, self.C_, 0.0)
-        coef, intercept, decision_values = np.zeros(n_coef), 0.0, np.zeros(n)
-        yield state(coef, intercept, decision_values, labels, costs, 0, 0, "init")
-        # Step 1: the supervised SVM, and putative labels keeping the labeled class ratio.
-        coef, intercept, decision_values = self._train(labels, costs, (coef, intercept))
-        yield state(coef, intercept, decision_values, labels, costs, 0, 1, "iter")
-        if m == 0:
-            yield state(coef, intercept, decision_values, labels, costs, 0, 1, "final")
-            return
-        idx_u = np.flatnonzero(unlabeled)
-        num_plus = int(round(m * np.mean(y[labeled] > 0)))
-        order = np.argsort(-decision_values[idx_u], kind="stable")
-        labels[idx_u] = -1.0
-        labels[idx_u[order[:num_plus]]] = 1.0
-        c_minus = _JOACHIMS_C_STAR_START
-        c_plus = _JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1)
-        retrainings, index, hit_limit = 1, 0, False
-        while True:
-            iteration = 0
-            while True:
-                # The cost follows the current putative label, also after a swap (Joachims'
-                # solve_svm_qp with C*_+ for positive and C*_- for negative examples).
-                costs[idx_u] = np.where(labels[idx_u] > 0, c_plus, c_minus)
-                coef, intercept, decision_values = self._train(labels, costs,
-                                                               (coef, intercept))
-                retrainings += 1
-                iteration += 1
-                yield state(coef, intercept, decision_values, labels, costs, index, iteration,
-                            "iter")
-                if retrainings >= self.max_iter:
-                    hit_limit = True
-                    break
-                pos, neg = self._swaps(labels, decision_values, idx_u)
-                if pos.size == 0:
-                    break
-                labels[pos], labels[neg] = -1.0, 1.0
-                self.n_swaps_ += pos.size
-            yield state(coef, intercept, decision_values, labels, costs, index, iteration,
-                        "stage_end")
-            if hit_limit or (c_minus >= self.C_star_ and c_plus >= self.C_star_):
-                break
-            c_minus = min(2 * c_minus, self.C_star_)
-            c_plus = min(2 * c_plus, self.C_star_)
-            index += 1
-        if hit_limit:
+    def _warn(self, state: _SwitchState) -> None:
+        if self._out_of_retrainings(state):
             warnings.warn(
                 f"LabelSwitchingTSVM stopped after max_iter={self.max_iter} SVM retrainings "
                 "before C* reached its final value; increase max_iter.",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning, stacklevel=4,
             )
-        if self._capped_solves:
-            warn_libsvm_cap(f"{self._capped_solves} of the SVM retrainings",
+        if state.capped_solves:
+            warn_libsvm_cap(f"{state.capped_solves} of the SVM retrainings",
                             f"Smaller costs (C={self.C_:.3g}, C*={self.C_star_:.3g}) converge "
-                            "faster.")
-        yield state(coef, intercept, decision_values, labels, costs, index, iteration, "final")
+                            "faster.", stacklevel=4)

@@ -29,6 +29,8 @@ caller falls back to LIBSVM (``converged`` is False).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 
@@ -85,8 +87,28 @@ class LowRankColumns:
         return rows @ rows.T
 
 
+class DualStart(NamedTuple):
+    """Where an active-set solve starts: every point's region and, optionally, the dual
+    variables of the margin points (the last solution's, the DA paper's "seeding", §3.1)."""
+
+    regions: np.ndarray           # int8, one of LOW .. HIGH per point
+    gamma: np.ndarray | None
+
+
+class DualSolution(NamedTuple):
+    """What ``WeightedHingeDual.solve`` returns."""
+
+    alpha: np.ndarray
+    intercept: float
+    converged: bool
+    outputs: np.ndarray | None    # f = K alpha + intercept on the points (None if not converged)
+    start: DualStart              # the next call's start: where this one ended
+    iterations: int
+
+
 class WeightedHingeDual:
-    """The hinge f-step's dual, kept between calls so that each starts from the last.
+    """The hinge f-step's dual for one kernel and ``lam``; each solve starts where the
+    ``start`` it is given says (the last solution's ``start``), and changes nothing here.
 
     Parameters
     ----------
@@ -103,33 +125,28 @@ class WeightedHingeDual:
         self.lam = float(lam)
         n = kernel.size
         self.max_iter = max(500, 5 * n) if max_iter is None else max_iter
-        self.regions = None
-        self.gamma = None
-        self.iterations = 0  # of the last call
-        #: f = K alpha + intercept of the last solution, kept current by the active set
-        self.outputs = None
 
-    def solve(self, c_plus: np.ndarray, c_minus: np.ndarray):
-        """Minimize the f-step objective for these weights, from the last call's regions.
-
-        Returns ``(alpha, intercept, converged)`` with ``f = K alpha + intercept``, which
-        ``outputs`` then holds.
-        """
+    def solve(self, c_plus: np.ndarray, c_minus: np.ndarray,
+              start: DualStart | None = None) -> DualSolution:
+        """Minimize the f-step objective for these weights, from ``start`` (None: near
+        f = 0). The solution's ``outputs`` are ``f = K alpha + intercept``; when the active
+        set does not settle within ``max_iter``, ``converged`` is False and its ``start`` is
+        the one this call began from."""
         c_plus = np.asarray(c_plus, dtype=float)
         c_minus = np.asarray(c_minus, dtype=float)
         has_low, has_high = c_minus > 0, c_plus > 0
         lam = self.lam
-        if self.regions is None:
+        if start is None:
             # Start near f = 0: a point with one copy holds gamma = 0 (above its margin),
             # every other point the value between its margins.
-            start = np.where(~has_low, HIGH, np.where(~has_high, LOW, MID))
-            self.regions = start.astype(np.int8)
-        regions = _allowed(self.regions.copy(), has_low, has_high)
+            cold = np.where(~has_low, HIGH, np.where(~has_high, LOW, MID))
+            start = DualStart(cold.astype(np.int8), None)
+        regions = _allowed(start.regions.copy(), has_low, has_high)
         gamma = _fixed_gamma(regions, c_plus, c_minus)
         free = _on_margin(regions)
-        if self.gamma is not None:
+        if start.gamma is not None:
             low, high = _interval(regions, c_plus, c_minus)
-            gamma[free] = np.clip(self.gamma[free], low[free], high[free])
+            gamma[free] = np.clip(start.gamma[free], low[free], high[free])
         u = self.kernel.matvec(gamma)  # K gamma, kept current below
         regions, gamma, u = self._feasible(regions, gamma, u, c_plus, c_minus, has_low,
                                            has_high)
@@ -180,25 +197,11 @@ class WeightedHingeDual:
             if worst is None:
                 return self._done(regions, gamma, u, b, iteration)
             regions[worst[0]] = worst[1]
-        self.iterations = self.max_iter
-        self.outputs = None
-        return gamma / lam, b, False
+        return DualSolution(gamma / lam, b, False, None, start, self.max_iter)
 
-    def seed(self, gamma, c_plus, c_minus) -> None:
-        """Take the regions of another solver's dual ``gamma`` (LIBSVM's, to its tolerance) as
-        the next call's start."""
-        tol = 1e-6 * float(np.max(c_plus + c_minus))
-        kink = c_plus - c_minus
-        regions = np.where(gamma >= c_plus - tol, LOW, np.where(
-            gamma <= -c_minus + tol, HIGH, np.where(np.abs(gamma - kink) <= tol, MID,
-                                                    np.where(gamma > kink, AT_LOW, AT_HIGH))))
-        self.regions, self.gamma = regions.astype(np.int8), np.asarray(gamma, dtype=float)
-
-    def _done(self, regions, gamma, u, b, iteration):
-        self.iterations = iteration
-        self.regions, self.gamma = regions, gamma
-        self.outputs = u / self.lam + b
-        return gamma / self.lam, b, True
+    def _done(self, regions, gamma, u, b, iteration) -> DualSolution:
+        return DualSolution(gamma / self.lam, b, True, u / self.lam + b,
+                            DualStart(regions, gamma), iteration)
 
     def _feasible(self, regions, gamma, u, c_plus, c_minus, has_low, has_high):
         """Restore ``sum gamma = 0`` after the weights changed: first within the pieces of the
@@ -224,6 +227,17 @@ class WeightedHingeDual:
         elif changed.size:
             u = u + self.kernel.columns(changed) @ (fresh[changed] - gamma[changed])
         return regions, fresh, u
+
+
+def seeded_start(gamma, c_plus, c_minus) -> DualStart:
+    """The start at another solver's dual ``gamma`` (LIBSVM's, to its tolerance): the region
+    each of its values says."""
+    tol = 1e-6 * float(np.max(c_plus + c_minus))
+    kink = c_plus - c_minus
+    regions = np.where(gamma >= c_plus - tol, LOW, np.where(
+        gamma <= -c_minus + tol, HIGH, np.where(np.abs(gamma - kink) <= tol, MID,
+                                                np.where(gamma > kink, AT_LOW, AT_HIGH))))
+    return DualStart(regions.astype(np.int8), np.asarray(gamma, dtype=float))
 
 
 def _worst_fixed(f, regions, has_low, has_high):

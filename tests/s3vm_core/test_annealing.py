@@ -171,8 +171,9 @@ def test_squared_loss_f_step_is_the_closed_form_7():
     model._validate_params()
     model._setup(problem)
     p = np.random.default_rng(0).uniform(size=problem.n_unlabeled)
-    alpha, b, f, converged = model._f_step(np.zeros(80), np.zeros(80), p, problem)
-    assert converged
+    fitted = model._f_step(model._init(problem)._replace(p=p), problem)
+    alpha, b, f = fitted.alpha, fitted.intercept, fitted.f
+    assert fitted.f_converged
     # alpha = (G + lam C)^{-1} Y with C = diag(l, ..., u/lam_u, ...) and Y = [y, 2p - 1]
     G = kernel_matrix(X, X, "rbf", 0.4)
     C = np.where(problem.labeled, problem.n_labeled, problem.n_unlabeled / lam_u)
@@ -235,7 +236,7 @@ def test_hinge_f_step_is_a_minimum_of_the_weighted_objective():
     p = rng.uniform(size=problem.n_unlabeled)
     lam, lam_u = 0.05, 1.0
     c_plus, c_minus = label_weights(problem.y, p, lam_u)
-    alpha, b, converged = weighted_svm(K, lam, c_plus, c_minus)
+    alpha, b, converged, _ = weighted_svm(K, lam, c_plus, c_minus)
     assert converged
     args = (p, K, problem.y, 1.0, lam, lam_u, "hinge")
     best = da_objective(alpha, b, *args)

@@ -78,7 +78,8 @@ def test_every_libsvm_solve_stops_at_its_cap_with_a_convergence_warning(small, m
     monkeypatch.setattr(svm, "_LIBSVM_MIN_ITER", 1)
     monkeypatch.setattr(svm, "LIBSVM_ITER_PER_POINT", 0)
     monkeypatch.setattr(weighted_hinge.WeightedHingeDual, "solve",
-                        lambda self, c_plus, c_minus: (np.zeros(c_plus.size), 0.0, False))
+                        lambda self, c_plus, c_minus, start=None: weighted_hinge.DualSolution(
+                            np.zeros(c_plus.size), 0.0, False, None, start, 0))
     X, labels = small
     messages = _fit_recording(model, X, labels)
     assert any("LIBSVM stopped at its iteration cap" in m for m in messages)

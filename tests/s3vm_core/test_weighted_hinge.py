@@ -29,7 +29,7 @@ def test_active_set_reaches_the_minimum_libsvm_finds_on_the_point_copies(seed):
     K, y = _problem()
     p = np.random.default_rng(seed).uniform(size=np.count_nonzero(y == 0))
     c_plus, c_minus = label_weights(y, p, 1.0)
-    alpha, b, converged = WeightedHingeDual(KernelColumns(K), LAM).solve(c_plus, c_minus)
+    alpha, b, converged, *_ = WeightedHingeDual(KernelColumns(K), LAM).solve(c_plus, c_minus)
     reference = weighted_svm(K, LAM, c_plus, c_minus)
     assert converged
     ours, theirs = _objective(K, alpha, b, c_plus, c_minus), _objective(K, *reference[:2],
@@ -49,12 +49,12 @@ def test_a_warm_start_after_a_small_change_of_the_weights_takes_few_steps():
     u = np.count_nonzero(y == 0)
     p = np.random.default_rng(0).uniform(size=u)
     solver = WeightedHingeDual(KernelColumns(K), LAM)
-    solver.solve(*label_weights(y, p, 1.0))
-    cold = solver.iterations
+    cold = solver.solve(*label_weights(y, p, 1.0))
     nudged = np.clip(p + 0.01 * np.random.default_rng(1).standard_normal(u), 0, 1)
-    alpha, b, converged = solver.solve(*label_weights(y, nudged, 1.0))
-    assert converged
-    assert solver.iterations < cold / 3
+    warm = solver.solve(*label_weights(y, nudged, 1.0), cold.start)
+    alpha, b = warm.alpha, warm.intercept
+    assert warm.converged
+    assert warm.iterations < cold.iterations / 3
     fresh = WeightedHingeDual(KernelColumns(K), LAM).solve(*label_weights(y, nudged, 1.0))
     np.testing.assert_allclose(K @ alpha + b, K @ fresh[0] + fresh[1], atol=1e-6)
 
