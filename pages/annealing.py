@@ -47,9 +47,9 @@ left.radio("loss V", list(LOSSES), key=state.DA_LOSS, format_func=LOSSES.get,
            help="DA l1, l2 and sqr of §3.1. The squared hinge runs a Newton solve per step "
                 "and takes longest.")
 middle.select_slider("λ (weight of ‖f‖²)", options=[1e-4, 1e-3, 1e-2, 1e-1], key=lam_key,
-                     format_func=lambda v: f"{v:g}", help="The grid of the paper's §4.")
+                     format_func="{:g}".format, help="The grid of the paper's §4.")
 right.multiselect("fixed temperatures to compare", FIXED_T, key=state.DA_FIXED_T,
-                  format_func=lambda v: f"T = {v:g}",
+                  format_func="T = {:g}".format,
                   help="Table 5 runs DA at T = 0.1, 0.01, 0.001 without annealing.")
 st.caption(sigma_caption(dataset, "DeterministicAnnealingS3VM", preset, sigma))
 
@@ -75,7 +75,7 @@ if not 0 <= st.session_state.get(state.DA_T_INDEX, 0) < len(ends):
 state.keep_teaching_widgets(state.DA_T_INDEX)
 st.select_slider("temperature T (each tick is one step T ← T / R of the run)",
                  options=list(range(len(ends))), key=state.DA_T_INDEX,
-                 format_func=lambda i: f"{temperatures[i]:.3g}")
+                 format_func=[f"{t:.3g}" for t in temperatures].__getitem__)
 current = ends[st.session_state[state.DA_T_INDEX]]
 shown_T = sorted({temperatures[i] for i in np.linspace(0, len(ends) - 1, 6).round().astype(int)}
                  | {0.0}, reverse=True)

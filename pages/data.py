@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from toy_data import UNLABELED, pick_labeled
+from toy_data import UNLABELED
 from ui import state
 from ui.figures import labeling_figure
 from ui.forms import current_preset, number_box
-from ui.params import Param
+from ui.params import K_LABELS
 from ui.presets import DEFAULT, PAPER
 from ui.runs import current_data
 from ui.sidebar import start_page
@@ -23,35 +23,8 @@ ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
              (0, True): "◆ a labeled point of class 0", (1, False): "an unlabeled point of class 1",
              (0, False): "an unlabeled point of class 0"}
 
-
-def on_select() -> None:
-    # Runs before the script body; applying the brush twice to the same points changes nothing,
-    # and add_point does not add a point twice at the same place.
-    selection = st.session_state[state.LABEL_CHART]["selection"]
-    points, empty_space = [], []
-    for point in selection["points"]:
-        (points if point.get("curve_number", 0) == 0 else empty_space).append(point)
-    indices = [point["customdata"] for point in points if "customdata" in point]
-    state.apply_brush([i[0] if isinstance(i, list) else i for i in indices])
-    addition = st.session_state.get(state.ADD_MODE)
-    # a single click only: a box or a lasso over empty space would add a point per grid node
-    if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
-        true_class, labeled = addition
-        state.add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
-
-
-#: No help text: a "Help for k labels per class" button would share the box's accessible name.
-K_PER_CLASS = Param("k", "k labels per class", 1, "", low=1, high=50, integer=True)
-
-
-def pick_random(y_true) -> None:
-    try:
-        k = K_PER_CLASS.check(st.session_state[state.K_PER_CLASS])
-        state.set_labels(pick_labeled(y_true, k,
-                                      random_state=int(np.random.default_rng().integers(2**31))))
-    except ValueError as error:
-        state.report_error(f"{error} No labels were picked.")
-
+# (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
+# and a function defined here would keep this page's whole namespace.)
 
 start_page()
 st.title("Data & labels")
@@ -97,8 +70,8 @@ title = "" if flat else f"first two principal components of {X.shape[1]}-D data"
 empty_space = display_grid(X2, ADD_GRID) if flat and st.session_state.get(state.ADD_MODE) else None
 st.plotly_chart(
     labeling_figure(X2, labels, title, empty_space), key=state.LABEL_CHART,
-    on_select=on_select, selection_mode=("points", "box", "lasso"), width="stretch",
-    config={"displaylogo": False},
+    on_select=state.label_chart_selected, selection_mode=("points", "box", "lasso"),
+    width="stretch", config={"displaylogo": False},
 )
 st.caption(
     "Large shapes are labeled points (◆ class 0 in vermillion, ■ class 1 in blue); small grey "
@@ -109,10 +82,9 @@ st.caption(
 )
 
 left, middle, right = st.columns([2, 2, 2])
-number_box(left, K_PER_CLASS, state.K_PER_CLASS)
-middle.button("Pick k random labels per class", on_click=pick_random, args=(y_true,),
-              key=state.PICK_RANDOM,
-              width="stretch")
+number_box(left, K_LABELS, state.K_PER_CLASS)
+middle.button("Pick k random labels per class", on_click=state.pick_random_labels,
+              args=(y_true,), key=state.PICK_RANDOM, width="stretch")
 right.button("Clear all labels", on_click=state.set_labels, key=state.CLEAR_LABELS,
              args=([UNLABELED] * len(labels),), width="stretch")
 if n_added := len(state.added_points()):

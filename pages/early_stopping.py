@@ -33,7 +33,7 @@ sigma = preset_params.get("sigma")
 gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset, preset, preset_params.get(
     "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I]))
 middle.select_slider("γ_I (weight of the intrinsic norm)", options=[0.01, 0.1, 1.0, 10.0, 100.0],
-                     key=gamma_key, format_func=lambda v: f"{v:g}",
+                     key=gamma_key, format_func="{:g}".format,
                      help="Table 8's grid; γ_A stays at its default 1e-6.")
 right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=state.ES_N_VAL,
                     help="Unlabeled points whose true labels the validation check (Algorithm 3) "

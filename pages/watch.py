@@ -16,7 +16,7 @@ from ui.forms import (
     require_valid_parameters,
 )
 from ui.jobs import OUT_OF_TIME, STOPPED
-from ui.params import BUDGET, FILM_SPEEDS
+from ui.params import BUDGET
 from ui.player import film
 from ui.runs import (
     FRESH_PAGE_SETTLE,
@@ -28,7 +28,7 @@ from ui.runs import (
     start_run,
 )
 from ui.sidebar import start_page
-from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form
+from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
 
 start_page()
 X, _, X2, labels = current_data()
@@ -48,7 +48,7 @@ with st.container():
         baseline_column = presentation_column = picker
     with picker:
         solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
-                              format_func=lambda name: SOLVERS[name].title)
+                              format_func=solver_title)
         if not presenting:
             st.caption(SOLVERS[solver].paper)
     show_baseline = baseline_column.toggle("supervised SVM boundary (dashed)",
@@ -127,29 +127,14 @@ if (st.session_state.get(state.SHOWN_RUN) != shown_run
     st.session_state[state.FILM_JUMP] = st.session_state.get(state.FILM_JUMP, 0) + 1
 chosen = st.session_state[state.FRAME]
 
-
-def follow_player() -> None:
-    """The player stopped on a state (Pause, Step, the scrubber, the end of Play): show its
-    details; or its speed or loop changed: keep them (the share link carries them)."""
-    report = st.session_state[state.FILM]
-    if report is None or report.get("film") != st.session_state.get(state.SHOWN_RUN):
-        return  # a report of a film no longer shown
-    if report.get("state") in frame_states:
-        st.session_state[state.FRAME] = report["state"]
-    if report.get("speed") in FILM_SPEEDS:
-        st.session_state[state.FILM_SPEED] = float(report["speed"])
-    st.session_state[state.FILM_LOOP] = bool(report.get("loop"))
-
-
-def jump_player() -> None:
-    """The details slider moved: the player jumps to its state."""
-    st.session_state[state.FILM_JUMP] = st.session_state.get(state.FILM_JUMP, 0) + 1
-
+# (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
+# and a function defined here would keep this page's whole namespace, the run with it.)
 
 with preview[0] if preview else nullcontext():
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
-         st.session_state[state.FILM_LOOP], key=state.FILM, on_change=follow_player)
+         st.session_state[state.FILM_LOOP], key=state.FILM, on_change=state.follow_film,
+         args=(frame_states,))
 if scalable_note:
     st.caption(scalable_note)
 if not presenting:
@@ -161,8 +146,8 @@ if not presenting:
         "stops, its state's details follow below."
     )
 if len(frame_states) > 1:
-    st.select_slider("state details", frame_states, key=state.FRAME, on_change=jump_player,
-                     format_func=lambda index: f"state {index}",
+    st.select_slider("state details", frame_states, key=state.FRAME,
+                     on_change=state.jump_film, format_func="state {}".format,
                      help="Pick a state of the film to see its details below; the film above "
                           "jumps to it.")
 

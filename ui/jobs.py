@@ -130,6 +130,7 @@ class Job:
         self.error: str | None = None
         self.seconds = 0.0           # running time so far (not counting the wait for a slot)
         self.version = 0             # counts the messages received: pages redraw when it moves
+        self.nbytes = 0              # what its result holds, once it has one (ui.runs' bound)
         self._stop_reason: str | None = None
         self._touched = time.monotonic()
         self._process = None

@@ -120,6 +120,9 @@ N_POINTS = Param("n", "n (points)", None, "Number of points. Kernel solvers cost
                  low=10, high=MAX_POINTS, integer=True)
 #: No help text: a "Help for seed" button would share the box's accessible name.
 SEED = Param("seed", "seed", 0, "", low=0, high=2**31 - 1, integer=True)
+#: The Data page's "k random labels per class". No help text: a "Help for k labels per class"
+#: button would share the box's accessible name.
+K_LABELS = Param("k", "k labels per class", 1, "", low=1, high=50, integer=True)
 #: The Watch page's time budget of a run.
 BUDGET = Param("budget", "time budget (s)", DEFAULT_BUDGET,
                "A run ends after this much solver time and plays the path so far.",

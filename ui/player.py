@@ -49,12 +49,14 @@ def _served_folder() -> Path:
 _film_player = components.declare_component("film_player", path=str(_served_folder()))
 
 
-def film(args: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
-         loop: bool = False, key: str | None = None, on_change=None):
-    """Draw the player for a film (``args``, ``ui.film.film_args``' without identity) under
+def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
+         loop: bool = False, key: str | None = None, on_change=None, **callback):
+    """Draw the player for a film (``arguments``: ``ui.film.film_args``' without its id) under
     the id ``identity`` (``ui.film.film_id``); it shows frame ``frame`` when the film is new or
-    ``jump`` has changed since its last call (the page asks it to jump). Returns the player's
-    last report (None before any): see the module's docstring."""
-    return _film_player(**{**args, "film": identity, "speed": float(speed), "loop": bool(loop)},
+    ``jump`` has changed since its last call (the page asks it to jump). ``callback`` holds
+    ``on_change``'s ``args``. Returns the player's last report (None before any): see the
+    module's docstring."""
+    return _film_player(**{**arguments, "film": identity, "speed": float(speed),
+                           "loop": bool(loop)},
                         frame=int(frame), jump=jump, key=key, on_change=on_change,
-                        default=None)
+                        default=None, **callback)

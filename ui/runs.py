@@ -13,8 +13,9 @@ import contextlib
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+import numpy as np
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
@@ -34,8 +35,13 @@ PREVIEW_POINTS = 500
 #: stayed grey placeholders, Stop included, for as long as previews came; seen when a second
 #: visitor opened a link to a run in progress).
 FRESH_PAGE_SETTLE = 4.0
-#: Most runs kept (finished or not); older finished ones are forgotten first.
-KEPT_RUNS = 16
+#: Most jobs kept (finished or not), and most bytes their results may hold together (their
+#: arrays and films, ``nbytes_of``); older finished ones are forgotten first. A class of 40,
+#: each student following a run of their own, keeps every run: DA's at n = 400 holds about
+#: 2 MB with its film, at n = 2,000 about 10 MB. (A run forgotten while its page is open is
+#: run again on the page's next rerun.)
+KEPT_RUNS = 64
+KEPT_BYTES = 512 * 2**20
 
 
 dataset = st.cache_data(max_entries=16, show_spinner=False)(build_dataset)
@@ -69,6 +75,7 @@ class TraceJob(Job):
             # the pipe keeps order: every state the child recorded has arrived before this
             self.result = Run(list(self.states), seconds, frames, grid_x, grid_y, grids, points,
                               self._stop_reason or FINISHED, self.budget, films)
+            self.nbytes = nbytes_of(self.result)
 
 
 class CallJob(Job):
@@ -89,10 +96,12 @@ class CallJob(Job):
             self.progress = message[1:]
         elif message[0] == "result":
             self.result = message[1]
+            self.nbytes = nbytes_of(self.result)
 
 
 class _Shelf:
-    """The app's jobs by key, shared by every session; the most recent ``KEPT_RUNS`` are kept.
+    """The app's jobs by key, shared by every session; the most recently asked for are kept
+    (``KEPT_RUNS``, ``KEPT_BYTES``).
 
     A job that was abandoned or whose process crashed is not kept: asked for again, it starts
     anew. A failed one is kept (the same input fails the same way).
@@ -108,9 +117,11 @@ class _Shelf:
             if job is None or job.status in (ABANDONED, CRASHED):
                 job = self._jobs[key] = make()
             self._jobs.move_to_end(key)
-            finished = [k for k, j in self._jobs.items() if j.done and k != key]
-            for old in finished[:max(0, len(self._jobs) - KEPT_RUNS)]:
-                del self._jobs[old]
+            held = sum(j.nbytes for j in self._jobs.values())
+            for old in [k for k, j in self._jobs.items() if j.done and k != key]:
+                if len(self._jobs) <= KEPT_RUNS and held <= KEPT_BYTES:
+                    break
+                held -= self._jobs.pop(old).nbytes
             return job
 
     def find(self, key) -> Job | None:
@@ -122,6 +133,26 @@ class _Shelf:
             job = self._jobs.pop(key, None)
         if job is not None:
             job.stop()
+
+
+def nbytes_of(value, depth: int = 6) -> int:
+    """About how many bytes ``value`` holds in arrays, strings and bytes (a run's states,
+    frames and film; a lesson's fitted models and rows), looking ``depth`` containers deep."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, str | bytes):
+        return len(value)
+    if depth == 0:
+        return 0
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        value = list(vars(value).values())
+    elif hasattr(value, "__slots__"):
+        value = [getattr(value, name, None) for name in value.__slots__]
+    if isinstance(value, list | tuple):
+        return sum(nbytes_of(item, depth - 1) for item in value)
+    return 0
 
 
 @st.cache_resource(show_spinner=False)

@@ -181,6 +181,11 @@ SOLVERS: dict[str, Solver] = {
 }
 
 
+def solver_title(name: str) -> str:
+    """How the app names solver ``name`` (a selectbox's ``format_func``)."""
+    return SOLVERS[name].title
+
+
 def solver_class(name: str):
     module, cls = SOLVERS[name].target.split(":")
     return getattr(importlib.import_module(module), cls)

@@ -12,7 +12,7 @@ import streamlit as st
 
 from toy_data import DATASETS, UNLABELED, pick_labeled
 from ui import scenario
-from ui.params import MAX_ADDED, MAX_POINTS, max_added
+from ui.params import FILM_SPEEDS, K_LABELS, MAX_ADDED, MAX_POINTS, max_added
 from ui.solvers import SOLVERS
 
 # -- keys ----------------------------------------------------------------------------------
@@ -204,6 +204,54 @@ def apply_brush(indices) -> None:
         if 0 <= int(index) < len(updated):
             updated[int(index)] = int(st.session_state[BRUSH])
     set_labels(updated)
+
+
+def follow_film(frame_states: list[int]) -> None:
+    """The Watch page's player stopped on a state (Pause, Step, the scrubber, the end of Play):
+    its details are shown (one of ``frame_states``, the film's); or its speed or loop changed:
+    they are kept (the share link carries them). A callback of the player."""
+    state = st.session_state
+    report = state[FILM]
+    if report is None or report.get("film") != state.get(SHOWN_RUN):
+        return  # a report of a film no longer shown
+    if report.get("state") in frame_states:
+        state[FRAME] = report["state"]
+    if report.get("speed") in FILM_SPEEDS:
+        state[FILM_SPEED] = float(report["speed"])
+    state[FILM_LOOP] = bool(report.get("loop"))
+
+
+def jump_film() -> None:
+    """The details slider moved: the player jumps to its state."""
+    st.session_state[FILM_JUMP] = st.session_state.get(FILM_JUMP, 0) + 1
+
+
+def label_chart_selected() -> None:
+    """The Data page's chart reports a selection (a click, a box, a lasso): the selected points
+    take the brush's class, and a single click on empty space adds the point chosen there.
+    Runs before the page; the same selection twice changes nothing (``apply_brush`` and
+    ``add_point`` are idempotent)."""
+    selection = st.session_state[LABEL_CHART]["selection"]
+    points, empty_space = [], []
+    for point in selection["points"]:
+        (points if point.get("curve_number", 0) == 0 else empty_space).append(point)
+    indices = [point["customdata"] for point in points if "customdata" in point]
+    apply_brush([i[0] if isinstance(i, list) else i for i in indices])
+    addition = st.session_state.get(ADD_MODE)
+    # a single click only: a box or a lasso over empty space would add a point per grid node
+    if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
+        true_class, labeled = addition
+        add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
+
+
+def pick_random_labels(y_true) -> None:
+    """k random labels per class (the Data page's box), or the reason none were picked."""
+    try:
+        k = K_LABELS.check(st.session_state[K_PER_CLASS])
+        set_labels(pick_labeled(y_true, k,
+                                random_state=int(np.random.default_rng().integers(2**31))))
+    except ValueError as error:
+        report_error(f"{error} No labels were picked.")
 
 
 def solver_param_key(solver: str, name: str) -> str:

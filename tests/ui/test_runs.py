@@ -18,6 +18,9 @@ MOONS = ("two_moons", 120, 0.1, 3)
 #: Deterministic annealing with the hinge loss takes seconds here (1.7 s of CPU for its 208
 #: states; at 800 points 0.45 s): long enough to stop.
 SLOW = (("two_moons", 2000, 0.1, 3), "DeterministicAnnealingS3VM", ())
+#: Its squared hinge (a Newton solve per step) needs minutes there: a run that cannot end
+#: within a budget of seconds, and reaches its first state at once.
+SLOWER = (SLOW[0], SLOW[1], (("loss", "squared_hinge"),))
 
 
 @pytest.fixture(autouse=True)
@@ -158,12 +161,12 @@ def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
 
 
 def test_a_run_ends_at_its_budget_with_the_path_so_far():
-    data, solver, params = SLOW
+    data, solver, params = SLOWER
     labels = one_label_per_class(data)
     start = time.perf_counter()
-    run = runs.run_solver(data, labels, solver, params, budget=1.0)
-    assert run.ended == jobs.OUT_OF_TIME and run.budget == 1.0
-    assert time.perf_counter() - start < 1.0 + 6.0  # the budget, then at most the hand-over
+    run = runs.run_solver(data, labels, solver, params, budget=3.0)
+    assert run.ended == jobs.OUT_OF_TIME and run.budget == 3.0
+    assert time.perf_counter() - start < 3.0 + 6.0  # the budget, then at most the hand-over
     assert len(run.states) >= 1
 
 
@@ -197,3 +200,34 @@ def test_a_run_stopped_before_its_first_state_says_so():
     with pytest.raises(ValueError, match="before the solver reached its first state"):
         runs.follow_run(job)
     assert job.status == jobs.STOPPED
+
+
+class _Finished:
+    """A job that has ended, holding ``nbytes`` (what the shelf sees of a job)."""
+
+    status, done = jobs.FINISHED, True
+
+    def __init__(self, nbytes: int):
+        self.nbytes = nbytes
+
+
+def test_the_kept_runs_are_bounded_in_number_and_in_bytes_oldest_first(monkeypatch):
+    monkeypatch.setattr(runs, "KEPT_RUNS", 5)
+    monkeypatch.setattr(runs, "KEPT_BYTES", 100)
+    shelf = runs._Shelf()
+    for key in range(8):
+        shelf.get(key, lambda: _Finished(10))
+    assert list(shelf._jobs) == [3, 4, 5, 6, 7]  # the five most recent
+    shelf.get(4, lambda: _Finished(10))  # asked for again: kept longest
+    shelf.get("big", lambda: _Finished(80))
+    # 5 + 80 + 10 * 3 > 100 bytes: the oldest go first, never the one just asked for
+    assert list(shelf._jobs) == [7, 4, "big"]
+    assert sum(job.nbytes for job in shelf._jobs.values()) <= 100
+
+
+def test_what_a_run_holds_is_counted_in_its_arrays_and_film():
+    labels = one_label_per_class()
+    run = runs.run_solver(MOONS, labels, "QNS3VM", ())
+    arrays = sum(s.coef.nbytes + s.train_decision.nbytes for s in run.states)
+    film = sum(len(args["figure"]) for args in run.films.values())
+    assert arrays + film < runs.nbytes_of(run) < 2 * (arrays + film) + run.grid_decisions.nbytes
