@@ -14,6 +14,7 @@ from ui.figures import (
     soft_labels_figure,
 )
 from ui.forms import preset_choice, require_both_classes
+from ui.params import shown
 from ui.presets import sigma_caption
 from ui.runs import boundary_panel, computed, current_data
 from ui.sidebar import start_page
@@ -129,8 +130,8 @@ for T, final, took in computed(lessons.fixed_temperature_runs, data, label_key, 
 st.dataframe(
     [{"method": name,
       "unlabeled error (%)": round(100 * unlabeled_error(s.train_decision, labels, y_true), 1),
-      "objective E_p J (1)": float(s.extras["expected_cost"]),
-      "entropy S(p)": float(s.extras["entropy"]), "time (s)": round(took, 3)}
+      "objective E_p J (1)": shown(float(s.extras["expected_cost"]), digits=4),
+      "entropy S(p)": shown(float(s.extras["entropy"]), digits=3), "time (s)": round(took, 3)}
      for name, s, took in runs],
     hide_index=True, width="stretch",
 )

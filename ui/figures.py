@@ -502,8 +502,8 @@ def annealing_curves_figure(T, entropy, objective, current_T: float | None = Non
         fig.add_trace(go.Scatter(x=T, y=values, mode="lines+markers", showlegend=False,
                                  line={"color": color}, marker={"size": 6}), row=1, col=col)
         if current_T is not None:
-            fig.add_vline(x=math.log10(current_T), line={"color": "black", "dash": "dot"},
-                          row=1, col=col)
+            # in data units: plotly.js places a shape on a log axis by its value, not its log
+            fig.add_vline(x=current_T, line={"color": "black", "dash": "dot"}, row=1, col=col)
         fig.update_xaxes(type="log", autorange="reversed", title_text="T (annealing →)",
                          showgrid=False, row=1, col=col)
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")

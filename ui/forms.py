@@ -36,9 +36,9 @@ def parameter_form(name: str, n_columns: int = 3) -> dict:
         if param.options:
             initial = ({} if key in st.session_state
                        else {"index": param.options.index(param.default)})
-            values[param.name] = column.selectbox(
-                param.label, param.options, key=key, help=param.help,
-                format_func=param.option_text, **initial)
+            values[param.name] = param.from_widget(column.selectbox(
+                param.label, [param.to_widget(o) for o in param.options], key=key,
+                help=param.help, format_func=param.option_text, **initial))
         else:
             values[param.name] = number_box(column, param, key)
     return values
@@ -54,8 +54,7 @@ def apply_preset(dataset: str, solver: str, name: str) -> None:
     """Fill ``solver``'s form with preset ``name`` (a button's callback, or before the form is
     drawn) and remember it was applied for this data set."""
     state = st.session_state
-    for param_name, value in presets.preset_values(dataset, solver, name).items():
-        state[keys.solver_param_key(solver, param_name)] = value
+    keys.set_form_values(solver, presets.preset_values(dataset, solver, name))
     state[keys.PRESET_APPLIED] = {**state.get(keys.PRESET_APPLIED, {}),
                                   solver: [dataset, name]}
 

@@ -20,6 +20,11 @@ MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET = 5, 600, 60
 FILM_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
+#: What a selectbox holds for the option None ("none", "median"): Streamlit reads a widget
+#: value of None as no choice at all, and the box showed "Choose an option".
+NO_VALUE = "(none)"
+
+
 @dataclass(frozen=True)
 class Param:
     """One setting as its widget shows it, and the values the widget accepts (``check``).
@@ -42,11 +47,20 @@ class Param:
     def option_text(self, option) -> str:
         """How a selectbox shows one of ``options``: None as the placeholder (the paper's
         data-dependent default) or "none", infinity as ∞."""
-        if option is None:
+        if option is None or option == NO_VALUE:
             return self.placeholder or "none"
         if isinstance(option, float) and math.isinf(option):
             return "∞"
         return str(option)
+
+    def to_widget(self, value):
+        """``value`` as the widget holds it in the session (``NO_VALUE`` for a selectbox's
+        None)."""
+        return NO_VALUE if self.options and value is None else value
+
+    def from_widget(self, value):
+        """The value a widget's session value stands for (``to_widget``'s inverse)."""
+        return None if self.options and value == NO_VALUE else value
 
     def check(self, value):
         """``value`` as the widget holds it (an int or a float); a ``ValueError`` saying what
@@ -88,17 +102,18 @@ class Param:
         return f" Allowed: {shown(self.low)} to {shown(self.high)}."
 
 
-def shown(value, width: int = 40) -> str:
-    """A value as a message quotes it: numbers short (1e-8, 2000), anything else as its
-    ``repr`` cut to ``width`` characters (a link may hold a string of any length)."""
+def shown(value, width: int = 40, digits: int = 6) -> str:
+    """A value as a message or a table quotes it: numbers short, to ``digits`` significant
+    digits (1e-8, 2000, 9.8e-173), anything else as its ``repr`` cut to ``width`` characters
+    (a link may hold a string of any length)."""
     if isinstance(value, int) and not isinstance(value, bool):
         if abs(value) < 10**15:
             return str(value)
         # a JSON integer may have thousands of digits (float() overflows at 310)
-        mantissa, exponent = f"{Decimal(value):.6g}".split("e")
+        mantissa, exponent = f"{Decimal(value):.{digits}g}".split("e")
         return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
     if isinstance(value, float) and math.isfinite(value):
-        text = f"{value:.6g}"
+        text = f"{value:.{digits}g}"
         return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
     text = repr(value)
     return text if len(text) <= width else text[:width - 1] + "…"

@@ -305,8 +305,15 @@ def keep_teaching_widgets(*names: str) -> None:
 def form_values(solver: str) -> dict:
     """The values of ``solver``'s form in the session (its defaults where it was not drawn)."""
     state = st.session_state
-    return {p.name: state.get(solver_param_key(solver, p.name), p.default)
+    return {p.name: p.from_widget(state.get(solver_param_key(solver, p.name), p.default))
             for p in SOLVERS[solver].params}
+
+
+def set_form_values(solver: str, values: dict) -> None:
+    """Put ``values`` (by parameter name) into ``solver``'s form in the session."""
+    params = {p.name: p for p in SOLVERS[solver].params}
+    for name, value in values.items():
+        st.session_state[solver_param_key(solver, name)] = params[name].to_widget(value)
 
 
 def scenario_text() -> str:
@@ -314,9 +321,8 @@ def scenario_text() -> str:
     state = st.session_state
     name, n_samples, noise, seed = generated_description()
     solver = state[SOLVER]
-    prefix = f"{PARAMS_PREFIX}{solver}:"
-    params = {key.removeprefix(prefix): state[key] for key in state
-              if isinstance(key, str) and key.startswith(prefix)}
+    drawn = {p.name for p in SOLVERS[solver].params if solver_param_key(solver, p.name) in state}
+    params = {name: value for name, value in form_values(solver).items() if name in drawn}
     return scenario.to_text(scenario.describe(
         dataset=name, n=n_samples, noise=noise, seed=seed, labels=state.get(LABELS, []),
         points=added_points(), solver=solver, params=params, form=form_values(solver),
@@ -340,8 +346,7 @@ def load_scenario(text: str) -> list[str]:
         if field in values:
             state[key] = values[field]
     solver = values["solver"]
-    for name, value in values.get("params", {}).items():
-        state[solver_param_key(solver, name)] = value
+    set_form_values(solver, values.get("params", {}))
     if "preset" in values:
         state[PRESET_APPLIED] = {solver: [values["dataset"], values["preset"]]}
     state[ADDED], state[ADDED_FOR] = values["points"], generated_description()

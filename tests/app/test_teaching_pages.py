@@ -134,9 +134,14 @@ def test_annealing_loss_lambda_and_fixed_temperatures(app):
     assert at.select_slider(key=lam).value == 1e-2
     at.select_slider(key=lam).set_value(1e-3).run()
     assert not at.exception and not at.error
-    at.multiselect(key=state.DA_FIXED_T).set_value([0.1]).run()
+    at.multiselect(key=state.DA_FIXED_T).set_value([0.001, 0.1]).run()
     assert not at.exception and not at.error
-    assert list(at.dataframe[0].value["method"]) == ["DA (annealed)", "fixed T = 0.1"]
+    table = at.dataframe[0].value
+    assert list(table["method"]) == ["DA (annealed)", "fixed T = 0.1", "fixed T = 0.001"]
+    # numbers readable in a narrow column: an entropy of 9.8e-173 printed as a long run of
+    # zeros before (issue 29, item 16)
+    for column in ("objective E_p J (1)", "entropy S(p)"):
+        assert all(len(text) <= 9 and float(text) >= 0 for text in table[column]), table
 
 
 def test_early_stopping_page_marks_where_each_rule_stops(app):

@@ -126,3 +126,15 @@ def test_in_presentation_mode_the_preset_line_moves_into_the_parameters_button(a
     parameters.button(key=f"{state.WATCH_PRESET}:default").click().run()
     assert not at.exception and not at.error
     assert form(at, "LDS")["rho"] == 1.0 and shared(at)["preset"] == "default"
+
+
+def test_an_option_that_means_none_is_shown_chosen_not_as_choose_an_option(app):
+    # LapSVM's early stopping "none" and the graph kernel's width "median" are the option
+    # None: a widget value of None is no choice to Streamlit, which showed "Choose an option"
+    app.session_state[state.DATASET] = "clock"  # no paper sets these: their generic defaults
+    for solver, name, text in (("LapSVM", "stopping", "none"),
+                               ("GraphKernelSVM", "sigma", "median")):
+        at = watch(app, solver)
+        box = at.selectbox(key=state.solver_param_key(solver, name))
+        assert box.index is not None and box.options[box.index] == text
+        assert shared(at)["params"][name] is None  # the share link still says None

@@ -53,3 +53,40 @@ def test_teaching_page_opens_without_an_error(server, page, path, title, n_chart
     assert page.locator(ERRORS).count() == 0, page.locator(ERRORS).first.inner_text()
     assert page.locator(".js-plotly-plot").count() == n_charts
     print(f"{path}: rendered in {seconds:.1f} s")
+
+
+def chosen_t_lines(page, T: float) -> list[dict]:
+    """The dotted "chosen T" line of each panel of the Annealing page's entropy and objective
+    chart: where it is drawn (CSS pixels from the plot's left) and where ``T`` is on that
+    panel's axis."""
+    return page.evaluate("""(T) => {
+        const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+            (g._fullLayout.annotations || []).some(a => a.text.startsWith('entropy')));
+        const layout = gd._fullLayout;
+        return [...gd.querySelectorAll('.shapelayer path')].map((path, i) => {
+            const shape = layout.shapes[i], axis = layout[shape.xref.replace('x', 'xaxis')];
+            const box = path.getBoundingClientRect(), plot = gd.getBoundingClientRect();
+            return { drawn: box.left + box.width / 2 - plot.left,
+                     chosen: axis._offset + axis.l2p(Math.log10(T)),
+                     visible: box.height > 10 };
+        });
+    }""", T)
+
+
+def test_the_chosen_temperature_line_sits_at_the_chosen_t_on_every_axis(server, page):
+    page.goto(f"{server}/annealing")
+    page.get_by_role("heading", name="Deterministic annealing").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    for key in ("Home", "End"):  # T0 = 10 (it sat at T = 1), then the coldest (it vanished)
+        slider = page.get_by_role("slider", name="temperature T").last
+        slider.focus()
+        slider.press(key)
+        wait_until_idle(page)
+        page.wait_for_timeout(500)  # the rerun's stale slider goes
+        chosen = float(page.get_by_role("slider", name="temperature T").last
+                       .get_attribute("aria-valuetext"))
+        lines = chosen_t_lines(page, chosen)
+        screenshot(page, f"annealing-chosen-T-{key}")
+        assert len(lines) == 2, lines  # the entropy panel and the objective panel
+        for line in lines:
+            assert line["visible"] and abs(line["drawn"] - line["chosen"]) < 2, lines
