@@ -8,16 +8,13 @@ from ui import lessons, state
 from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
 from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
 from ui.forms import number_box
-from ui.params import Param, problems
+from ui.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from ui.presets import BOTH, DEFAULT, PAPER, TITLES
 from ui.runs import computed, current_data, forget_job, lesson_key
 from ui.sidebar import start_page
 from ui.solvers import SOLVERS, scalable_caption
 
-DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
-              integer=True)
-PER_CLASS = Param("per_class", "labels per class in each draw", 1, "The DA paper's Table 2 "
-                  "labels one point per class.", low=1, high=20, integer=True)
+DRAWS, PER_CLASS = LABEL_DRAWS, LABELS_PER_DRAW
 
 start_page()
 st.title("Compare solvers")

@@ -62,7 +62,7 @@ with st.container():
         params = parameter_form(solver)
         run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
         run_column.form_submit_button("Run", type="primary")
-        number_box(budget_column, BUDGET, state.RUN_BUDGET, step=5)
+        number_box(budget_column, BUDGET, state.RUN_BUDGET)
     # which preset the form holds, with one click to the other (in the popover when presenting)
     preset_line(parameters, dataset, solver)
 

@@ -14,15 +14,24 @@ from ui.solvers import SOLVERS
 
 
 def number_box(container, param: Param, key: str, **options):
-    """A number input for ``param`` under ``key``, without bounds of its own: the page holds its
-    value to ``param`` (``Param.check``) and says what is wrong, where a bounded box would turn
-    red in the browser and go on sending its previous value. Its help gives the range."""
-    kind = {"step": 1} if param.integer else {"format": "%g"}
-    # A widget whose key is already in the session must not also get a default value.
-    initial = {} if key in st.session_state else {"value": param.default}
-    return container.number_input(
-        param.label, key=key, help=param.help + param.allowed if param.help else None,
-        placeholder=param.placeholder or None, **{**kind, **initial, **options})
+    """A box for the number ``param`` whose value the session holds under ``key``: what is
+    typed there, as ``Param.parse`` reads it (the page holds it to ``param`` with
+    ``Param.check`` and says what is wrong). Returns that value.
+
+    A text box, not Streamlit's number input: that one read "2e3" as 2 and an emptied box as 0
+    in the browser, and turned red on a value out of its range while it sent its previous one,
+    so that the page could not say what was typed. Its help gives the range.
+    """
+    state = st.session_state
+    text_key, read_key = keys.typed_key(key), keys.read_key(key)
+    value = state.get(key, param.default)
+    if text_key not in state or read_key not in state or state[read_key] != value:
+        state[text_key] = param.text(value)  # set elsewhere since (a link, a preset, a reset)
+    typed = container.text_input(
+        param.label, key=text_key, help=param.help + param.allowed if param.help else None,
+        placeholder=param.placeholder or None, **options)
+    state[key] = state[read_key] = param.parse(typed)
+    return state[key]
 
 
 def parameter_form(name: str, n_columns: int = 3) -> dict:

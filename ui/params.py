@@ -62,6 +62,32 @@ class Param:
         """The value a widget's session value stands for (``to_widget``'s inverse)."""
         return None if self.options and value == NO_VALUE else value
 
+    def parse(self, text: str):
+        """The value a number box's ``text`` stands for: a whole number or a number (scientific
+        notation too: "2e3" is 2000), None when it is empty, or the text itself when it is no
+        number, so that ``check`` quotes exactly what was typed."""
+        text = text.strip()
+        if not text:
+            return None
+        for kind in (int, float):
+            try:
+                value = kind(text)
+            except ValueError:
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                return text  # 1e400, inf, nan: said as typed
+            # (an integer's 2e3 stays 2000.0 here, as typed; ``check`` gives the int)
+            return value if self.integer else float(value)
+        return text
+
+    def text(self, value) -> str:
+        """How a number box shows ``value`` (``parse``'s inverse for the values it gives)."""
+        if value is None:
+            return ""
+        if isinstance(value, float) and math.isfinite(value):
+            return f"{value:.12g}"
+        return str(value)
+
     def check(self, value):
         """``value`` as the widget holds it (an int or a float); a ``ValueError`` saying what
         is wrong and what is allowed when the widget does not accept it.
@@ -81,7 +107,8 @@ class Param:
             raise ValueError(f"{self.label} needs a value.")
         kind = "a whole number" if self.integer else "a number"
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}.")
+            raise ValueError(f"{self.label} must be {kind}, not {shown(value)}"
+                             + (f".{self.allowed}" if isinstance(value, str) else "."))
         # (an int is finite at any size; math.isfinite would convert it to a float, which a
         # JSON integer of 310 digits overflows)
         if isinstance(value, float) and not math.isfinite(value):
@@ -107,7 +134,7 @@ def shown(value, width: int = 40, digits: int = 6) -> str:
     digits (1e-8, 2000, 9.8e-173), anything else as its ``repr`` cut to ``width`` characters
     (a link may hold a string of any length)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        if abs(value) < 10**15:
+        if abs(value) < 10**21:  # (a seed of 20 digits is quoted as it was typed)
             return str(value)
         # a JSON integer may have thousands of digits (float() overflows at 310)
         mantissa, exponent = f"{Decimal(value):.{digits}g}".split("e")
@@ -138,6 +165,11 @@ SEED = Param("seed", "seed", 0, "", low=0, high=2**31 - 1, integer=True)
 #: The Data page's "k random labels per class". No help text: a "Help for k labels per class"
 #: button would share the box's accessible name.
 K_LABELS = Param("k", "k labels per class", 1, "", low=1, high=50, integer=True)
+#: The Compare page's number of label draws and labels per class in each.
+LABEL_DRAWS = Param("k", "k (label draws)", 5, "The DA paper's Table 2 uses 10.", low=1, high=50,
+                    integer=True)
+LABELS_PER_DRAW = Param("per_class", "labels per class in each draw", 1, "The DA paper's Table "
+                        "2 labels one point per class.", low=1, high=20, integer=True)
 #: The Watch page's time budget of a run.
 BUDGET = Param("budget", "time budget (s)", DEFAULT_BUDGET,
                "A run ends after this much solver time and plays the path so far.",

@@ -9,6 +9,7 @@ import streamlit as st
 
 from toy_data import DATASETS
 from ui import state as keys
+from ui.counter import counting_button
 from ui.forms import number_box, open_on_preset
 from ui.jobs import warm_up
 from ui.navigation import enter_through_the_router
@@ -40,6 +41,7 @@ def data_controls() -> list[str]:
     """The shared sidebar: which data set, how many points, how noisy, which seed. Returns what
     is wrong with the settings, as sentences (empty when the data can be drawn)."""
     state = st.session_state
+    _regenerate()  # before the seed's box, which shows the new seed
     st.sidebar.header("Data")
     st.sidebar.selectbox("data set", list(DATASETS), key=keys.DATASET,
                          format_func=lambda name: DATASETS[name].title,
@@ -49,13 +51,14 @@ def data_controls() -> list[str]:
                        f"{spec.assumption}.")
     if spec.fixed_size:  # its box is disabled: no other n could be changed back
         state[keys.N_SAMPLES] = spec.n_samples
-    number_box(st.sidebar, N_POINTS, keys.N_SAMPLES, step=10, disabled=spec.fixed_size)
+    number_box(st.sidebar, N_POINTS, keys.N_SAMPLES, disabled=spec.fixed_size)
     noise = noise_param(spec)
     st.sidebar.slider(noise.label, min_value=noise.low, max_value=noise.high, step=0.01,
                       key=keys.NOISE, help=noise.help)
     number_box(st.sidebar, SEED, keys.SEED)
-    st.sidebar.button("Regenerate", on_click=_next_seed, key=keys.REGENERATE, width="stretch",
-                      help="Draw a new data set from the same generator (next seed).")
+    counting_button(st.sidebar, "Regenerate", keys.REGENERATE, state.get(keys.REGENERATED, 0),
+                    help="Draw a new data set from the same generator (the next seed, one per "
+                         "click).")
     found = problems([(N_POINTS, state[keys.N_SAMPLES]), (noise, state[keys.NOISE]),
                       (SEED, state[keys.SEED])])
     with st.sidebar.expander("Share this scenario"):
@@ -84,5 +87,14 @@ def _reset_data_defaults() -> None:
     st.session_state[keys.NOISE] = spec.noise
 
 
-def _next_seed() -> None:
-    st.session_state[keys.SEED] = int(st.session_state[keys.SEED]) + 1
+def _regenerate() -> None:
+    """Each click on Regenerate that the page has not seen yet moves the seed one on (from
+    the first, 0, when the box holds no valid seed: the sidebar says why)."""
+    state = st.session_state
+    clicks, seen = state.get(keys.REGENERATE) or 0, state.get(keys.REGENERATED, 0)
+    if clicks > seen:
+        try:
+            seed = SEED.check(keys.typed_value(SEED, keys.SEED)) + clicks - seen
+        except ValueError:
+            seed = SEED.default
+        state[keys.SEED], state[keys.REGENERATED] = seed % (SEED.high + 1), clicks

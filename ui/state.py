@@ -12,7 +12,18 @@ import streamlit as st
 
 from toy_data import DATASETS, UNLABELED, pick_labeled
 from ui import scenario
-from ui.params import FILM_SPEEDS, K_LABELS, MAX_ADDED, MAX_POINTS, max_added
+from ui.params import (
+    BUDGET,
+    FILM_SPEEDS,
+    K_LABELS,
+    LABEL_DRAWS,
+    LABELS_PER_DRAW,
+    MAX_ADDED,
+    MAX_POINTS,
+    N_POINTS,
+    max_added,
+)
+from ui.params import SEED as SEED_PARAM
 from ui.solvers import SOLVERS
 
 # -- keys ----------------------------------------------------------------------------------
@@ -31,6 +42,7 @@ K_PER_CLASS = "k_per_class"  # "k random labels per class"
 LABEL_CHART = "label_chart"  # the clickable scatter of the Data page (selection state)
 SOLVER = "solver"            # the solver picked on the Watch page
 PARAMS_PREFIX = "param:"     # one widget key per solver parameter: "param:<solver>:<name>"
+TYPED = ":typed"             # a number box's text: "<key>:typed" beside the value under <key>
 FRAME = "frame"              # the state shown in detail on the Watch page
 FILM = "film"                # the Watch page's player: the state it was paused or stepped to
 FILM_JUMP = "film_jump"      # counts the details slider's moves: each makes the player jump
@@ -40,7 +52,8 @@ ERROR = "error"              # message of the last failed action, shown on the n
 LINK_NOTICE = "link_notice"  # what the shared link could not set: (kind, text), shown once
 PICK_RANDOM = "pick_random"  # button: k random labels per class
 CLEAR_LABELS = "clear_labels"  # button: unlabel every point
-REGENERATE = "regenerate"    # sidebar button: next seed
+REGENERATE = "regenerate"    # sidebar button: its clicks so far (ui.counter), a seed each
+REGENERATED = "regenerated"  # the clicks on Regenerate the seed has moved by
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name]} last put in its form
@@ -83,6 +96,11 @@ TEACHING_DEFAULTS = {
 }
 
 
+#: The number boxes outside the solvers' forms: the key of their value and its spec.
+NUMBER_BOXES = {N_SAMPLES: N_POINTS, SEED: SEED_PARAM, RUN_BUDGET: BUDGET,
+                K_PER_CLASS: K_LABELS, COMPARE_DRAWS: LABEL_DRAWS,
+                COMPARE_PER_CLASS: LABELS_PER_DRAW}
+
 #: Widget keys whose values must survive page switches (Streamlit drops the value of a widget
 #: that is not drawn on the current page unless the key is re-assigned on every run).
 PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
@@ -120,9 +138,11 @@ def init() -> None:
                 if notes:
                     state[LINK_NOTICE] = ("warning", "Parts of the shared link could not be "
                                           "used:\n" + "\n".join(f"- {n}" for n in notes))
+    read_number_boxes()
     for key in PERSISTENT:
         state[key] = state[key]
-    for key in [k for k in state if isinstance(k, str) and k.startswith(PARAMS_PREFIX)]:
+    for key in [k for k in state if isinstance(k, str)
+                and (k.startswith(PARAMS_PREFIX) or k.endswith(TYPED))]:
         state[key] = state[key]
 
 
@@ -247,11 +267,52 @@ def label_chart_selected() -> None:
 def pick_random_labels(y_true) -> None:
     """k random labels per class (the Data page's box), or the reason none were picked."""
     try:
-        k = K_LABELS.check(st.session_state[K_PER_CLASS])
+        k = K_LABELS.check(typed_value(K_LABELS, K_PER_CLASS))
         set_labels(pick_labeled(y_true, k,
                                 random_state=int(np.random.default_rng().integers(2**31))))
     except ValueError as error:
         report_error(f"{error} No labels were picked.")
+
+
+def typed_key(key: str) -> str:
+    """The key of the box in which the number under ``key`` is typed (``ui.forms.number_box``):
+    the text as typed, beside the value it stands for."""
+    return f"{key}{TYPED}"
+
+
+def typed_value(param, key: str):
+    """The value of a number box (``ui.forms.number_box``) as typed, for a callback: it runs
+    before the page, which reads the box again, so a box changed in the same rerun as a click
+    would still hold its old value under ``key``."""
+    state = st.session_state
+    return param.parse(state[typed_key(key)]) if typed_key(key) in state else state.get(key)
+
+
+def read_number_boxes() -> None:
+    """What was typed into a number box (``ui.forms.number_box``) since it was last read
+    becomes its value, first thing in a run: the sidebar (its share link) and the page read
+    the values before the boxes are drawn again."""
+    state = st.session_state
+    for key in [k for k in state if isinstance(k, str) and k.endswith(TYPED)]:
+        value_key = key.removesuffix(TYPED)
+        if (param := box_param(value_key)) is not None:
+            typed = param.parse(state[key])
+            if state.get(read_key(value_key), typed) != typed:
+                state[value_key] = state[read_key(value_key)] = typed
+
+
+def box_param(key: str):
+    """The ``Param`` of the number box of the value under ``key`` (None for no box)."""
+    if key.startswith(PARAMS_PREFIX):
+        solver, name = key.removeprefix(PARAMS_PREFIX).split(":", 1)
+        return next((p for p in SOLVERS[solver].params if p.name == name), None)
+    return NUMBER_BOXES.get(key)
+
+
+def read_key(key: str) -> str:
+    """The key of the value ``ui.forms.number_box`` last read from its box: when the value
+    under ``key`` differs, it was set elsewhere, and the box shows it anew."""
+    return f"{key}:read"
 
 
 def solver_param_key(solver: str, name: str) -> str:

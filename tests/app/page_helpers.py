@@ -29,10 +29,17 @@ def values(array_spec) -> np.ndarray:
     return np.asarray(array_spec)
 
 
+def players(at) -> list:
+    """The Watch page's film players on the page (the sidebar's Regenerate is a component
+    too)."""
+    return [element for element in at.get("component_instance")
+            if element.proto.component_name.endswith("film_player")]
+
+
 def film(at) -> dict:
     """The arguments of the Watch page's player (``ui.film.film_args``): the still figure as
     JSON, the per-frame bytes as numpy arrays."""
-    (element,) = at.get("component_instance")
+    (element,) = players(at)
     args = json.loads(element.proto.json_args)
     args["figure"] = json.loads(args["figure"])
     for special in element.proto.special_args:
@@ -52,3 +59,11 @@ def shown_numbers(at) -> dict:
     """The numbers under the film (the player draws them) of the frame the player opens on."""
     played = film(at)
     return {n["label"]: n["values"][played["frame"]] for n in played["numbers"]}
+
+
+def type_number(where, key: str, value):
+    """Type ``value`` into the number box of the session's ``key`` (``ui.forms.number_box``,
+    a text box) on the page or in its sidebar ``where``; returns the box (``.run()`` it)."""
+    from ui.state import typed_key
+
+    return where.text_input(key=typed_key(key)).input(str(value))

@@ -2,7 +2,7 @@
 and says so, and "Run again" starts it over; the labels survive."""
 
 import pytest
-from page_helpers import film
+from page_helpers import film, type_number
 
 from ui import jobs, runs, state
 from ui.params import MIN_BUDGET
@@ -84,7 +84,7 @@ def test_the_compare_page_runs_its_sweep_on_a_dask_cluster(app, monkeypatch):
         at.switch_page("pages/compare.py").run()
         assert cluster.scheduler_address in at.sidebar.caption[-1].value
         at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM"])
-        at.number_input(key=state.COMPARE_DRAWS).set_value(2)
+        type_number(at, state.COMPARE_DRAWS, 2)
         at.button[0].click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]
         on_cluster = at.session_state[state.COMPARE_RESULTS]["rows"]

@@ -9,7 +9,7 @@ import json
 from urllib.parse import unquote
 
 import pytest
-from page_helpers import film, new_session
+from page_helpers import film, new_session, type_number
 
 from ui import scenario, state
 from ui.navigation import PAGES
@@ -102,7 +102,7 @@ def test_a_tampered_link_is_said_on_the_page_it_opens_and_the_page_works(page, l
     assert link_notice.rstrip().endswith(".") and len(link_notice) < 3000  # huge strings cut
     title = at.title[0].value
     # the page still works: the data set changes under it
-    at.sidebar.number_input(key=state.SEED).set_value(at.session_state[state.SEED] + 1).run()
+    type_number(at.sidebar, state.SEED, at.session_state[state.SEED] + 1).run()
     assert not at.exception, at.exception
     assert at.title[0].value == title
     assert not [e.value for e in at.error if "could not" in e.value]  # said once

@@ -5,7 +5,15 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import film, new_session, plotly_specs, shown_numbers, values
+from page_helpers import (
+    film,
+    new_session,
+    players,
+    plotly_specs,
+    shown_numbers,
+    type_number,
+    values,
+)
 from streamlit.testing.v1 import AppTest
 
 from toy_data import DATASETS
@@ -54,7 +62,7 @@ def test_a_first_visit_finds_the_data_ready_to_run_and_the_next_step(app):
 
 def test_random_labels_and_clear(app):
     at = app.run()
-    at.number_input(key=state.K_PER_CLASS).set_value(4).run()
+    type_number(at, state.K_PER_CLASS, 4).run()
     at.button(key=state.PICK_RANDOM).click().run()
     labels = np.array(at.session_state[state.LABELS])
     assert [np.sum(labels == c) for c in (0, 1)] == [4, 4]
@@ -70,8 +78,12 @@ def test_changing_the_data_set_in_the_sidebar(app):
     assert at.session_state[state.N_SAMPLES] == 300
     assert len(at.session_state[state.LABELS]) == 300
     seed = at.session_state[state.SEED]
-    at.sidebar.button(key=state.REGENERATE).click().run()
-    assert at.session_state[state.SEED] == seed + 1
+    # Regenerate counts its clicks in the browser (ui.counter): three arrived at once
+    at.session_state[state.REGENERATE] = 3
+    at.run()
+    assert at.session_state[state.SEED] == seed + 3
+    at.run()  # counted once
+    assert at.session_state[state.SEED] == seed + 3
 
 
 def test_high_dimensional_data_set_is_shown_projected(app):
@@ -157,7 +169,7 @@ def test_the_share_link_carries_the_scenario_of_the_page(app):
     (link,) = at.sidebar.code  # on the first run, with the labels the page shows
     first = json.loads(unquote(link.value.split("?scenario=", 1)[1]))
     assert len(first["labels"]) == 2
-    at.number_input(key=state.K_PER_CLASS).set_value(2).run()
+    type_number(at, state.K_PER_CLASS, 2).run()
     at.button(key=state.PICK_RANDOM).click().run()
     (link,) = at.sidebar.code
     shared = json.loads(unquote(link.value.split("?scenario=", 1)[1]))
@@ -199,9 +211,9 @@ def test_added_points_belong_to_their_data_set(app):
     app.query_params["scenario"] = json.dumps(scenario)
     at = app.run()
     assert len(at.session_state[state.LABELS]) == 61
-    at.sidebar.number_input(key=state.SEED).set_value(3).run()
+    type_number(at.sidebar, state.SEED, 3).run()
     assert len(at.session_state[state.LABELS]) == 60
-    at.sidebar.number_input(key=state.SEED).set_value(2).run()  # back: they are gone
+    type_number(at.sidebar, state.SEED, 2).run()  # back: they are gone
     assert len(at.session_state[state.LABELS]) == 60
 
 
@@ -272,7 +284,7 @@ def test_annealing_soft_labels_appear_at_the_chosen_state(app):
 def test_parameter_form_runs_with_the_new_value_and_the_baseline_toggles(app):
     at = open_watch(app.run())
     first = film(at)
-    at.number_input(key=state.solver_param_key("SVMBaseline", "sigma")).set_value(0.2)
+    type_number(at, state.solver_param_key("SVMBaseline", "sigma"), 0.2)
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception and not at.error
     second = film(at)
@@ -285,7 +297,7 @@ def test_parameter_form_runs_with_the_new_value_and_the_baseline_toggles(app):
 def test_noise_and_size_regenerate_the_data(app):
     at = app.run()
     at.sidebar.slider(key=state.NOISE).set_value(0.3).run()
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(120).run()
+    type_number(at.sidebar, state.N_SAMPLES, 120).run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["unlabeled"] == "118"
     assert len(at.session_state[state.LABELS]) == 120
@@ -302,7 +314,7 @@ def test_the_class_radio_lists_the_classes_in_the_order_of_the_counters(app):
 
 
 def run_with(at, solver, name, value):
-    at.number_input(key=state.solver_param_key(solver, name)).set_value(value)
+    type_number(at, state.solver_param_key(solver, name), value)
     return next(b for b in at.button if b.label == "Run").click().run()
 
 
@@ -317,7 +329,7 @@ def test_an_invalid_parameter_is_said_and_no_film_passes_for_its_run(app, name, 
     run_with(at, "SVMBaseline", name, value)
     assert not at.exception
     assert message in at.error[0].value and "Nothing was run" in at.error[0].value
-    assert not at.get("component_instance") and not at.metric  # no film, no numbers
+    assert not players(at) and not at.metric  # no film, no numbers
     run_with(at, "SVMBaseline", name, 0.5)  # corrected: it runs
     assert not at.exception and not at.error
     assert not np.array_equal(film(at)["fill"], before)
@@ -326,14 +338,14 @@ def test_an_invalid_parameter_is_said_and_no_film_passes_for_its_run(app, name, 
 def test_an_invalid_n_in_the_sidebar_is_said_on_the_page_and_the_labels_survive(app):
     at = open_watch(app.run())
     labels = list(at.session_state[state.LABELS])
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(99999).run()
+    type_number(at.sidebar, state.N_SAMPLES, 99999).run()
     assert not at.exception
     assert "n (points) = 99999 is outside the allowed range 10 to 2000" in at.error[0].value
-    assert not at.get("component_instance")  # nothing drawn from data it did not make
+    assert not players(at)  # nothing drawn from data it did not make
     assert "appears once the data settings" in at.sidebar.caption[-1].value  # no share link
     at.switch_page("pages/about.py").run()  # a page without data still shows its text
     assert len(at.subheader) == 10 and "n (points)" in at.error[0].value
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(200).run()
+    type_number(at.sidebar, state.N_SAMPLES, 200).run()
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
     assert film(at)["n_points"] == 200
@@ -343,7 +355,7 @@ def test_an_invalid_n_in_the_sidebar_is_said_on_the_page_and_the_labels_survive(
 def test_k_labels_per_class_out_of_range_is_said_and_changes_nothing(app):
     at = app.run()
     labels = list(at.session_state[state.LABELS])
-    at.number_input(key=state.K_PER_CLASS).set_value(99)
+    type_number(at, state.K_PER_CLASS, 99)
     at.button(key=state.PICK_RANDOM).click().run()
     assert not at.exception
     assert "k labels per class = 99 is outside the allowed range 1 to 50" in at.error[0].value
@@ -356,4 +368,39 @@ def test_a_fixed_size_data_set_keeps_its_size(app):
     at.session_state[state.N_SAMPLES] = 2000  # as an old session or a hand-made state might
     at.run()
     assert not at.exception and not at.error
-    assert at.sidebar.number_input(key=state.N_SAMPLES).value == 357
+    assert at.session_state[state.N_SAMPLES] == 357
+
+
+@pytest.mark.parametrize(("where", "key", "typed", "said"), [
+    # Streamlit's number input read "2e3" as 2, "1e9" as 1, an emptied box or 1e400 as 0
+    ("watch", ("DeterministicAnnealingS3VM", "lam"), "", "λ needs a value."),
+    ("watch", ("DeterministicAnnealingS3VM", "lam"), "1e400",
+     "λ must be a number, not '1e400'. Allowed: 1e-8 to 10000."),
+    ("watch", state.RUN_BUDGET, "1e9", "time budget (s) = 1e9 is outside the allowed range"),
+    ("sidebar", state.SEED, "99999999999999999999",  # only turned the box red
+     "seed = 99999999999999999999 is outside the allowed range 0 to 2147483647."),
+    ("sidebar", state.N_SAMPLES, "a few", "n (points) must be a whole number, not 'a few'."),
+])
+def test_a_number_box_says_what_was_typed_when_it_cannot_use_it(app, where, key, typed, said):
+    at = open_watch(app.run(), key[0] if isinstance(key, tuple) else "SVMBaseline")
+    labels = list(at.session_state[state.LABELS])
+    if where == "sidebar":
+        type_number(at.sidebar, key, typed).run()
+    else:
+        key = state.solver_param_key(*key) if isinstance(key, tuple) else key
+        type_number(at, key, typed)
+        next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    assert not players(at)  # no film passes for values it did not run
+    assert at.session_state[state.LABELS] == labels
+
+
+def test_scientific_notation_is_read_as_typed(app):
+    at = open_watch(app.run(), "DeterministicAnnealingS3VM")
+    type_number(at.sidebar, state.N_SAMPLES, "2e2").run()  # 200 points, not 2
+    type_number(at, state.solver_param_key("DeterministicAnnealingS3VM", "lam"), "1E-2")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state[state.N_SAMPLES] == 200 and film(at)["n_points"] == 200
+    assert shown_numbers(at)["step"]  # the film of λ = 0.01

@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import new_session, plotly_specs
+from page_helpers import new_session, plotly_specs, type_number
 
 from ui import state
 
@@ -179,7 +179,7 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     at = open_page(app, COMPARE)
     assert "Run the comparison" in at.info[0].value
     at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM", "GraphKernelSVM"])
-    at.number_input(key=state.COMPARE_DRAWS).set_value(2)
+    type_number(at, state.COMPARE_DRAWS, 2)
     at.button[0].click().run()
     assert not at.exception and not at.error
     rows = at.session_state[state.COMPARE_RESULTS]["rows"]
@@ -191,18 +191,18 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")
     assert len(timing["data"][0]["y"]) == 3
     assert at.get("download_button")
-    at.number_input(key=state.COMPARE_PER_CLASS).set_value(2)
+    type_number(at, state.COMPARE_PER_CLASS, 2)
     at.button[0].click().run()
     assert not at.error
     assert {r["draw"] for r in at.session_state[state.COMPARE_RESULTS]["rows"]} == {0, 1}
     # New data (another seed in the sidebar) marks the results as stale.
-    at.sidebar.number_input(key=state.SEED).set_value(5).run()
+    type_number(at.sidebar, state.SEED, 5).run()
     assert "settings changed" in at.warning[0].value
 
 
 def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
     at = open_page(app, COMPARE)
-    at.number_input(key=state.COMPARE_DRAWS).set_value(0)
+    type_number(at, state.COMPARE_DRAWS, 0)
     at.button[0].click().run()
     assert not at.exception
     assert "k (label draws) = 0 is outside the allowed range 1 to 50" in at.error[0].value
@@ -244,7 +244,7 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     at = open_page(app, COMPARE)
     assert at.radio(key=state.COMPARE_PRESET).value == "paper"
     at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LDS", "LapSVM"])
-    at.number_input(key=state.COMPARE_DRAWS).set_value(2)
+    type_number(at, state.COMPARE_DRAWS, 2)
     at.radio(key=state.COMPARE_PRESET).set_value("both")
     at.button[0].click().run()
     assert not at.exception and not at.error

@@ -4,7 +4,7 @@ result's numbers, Play's speed and loop and the presentation mode travel in the 
 import json
 from urllib.parse import unquote
 
-from page_helpers import film, new_session, shown_numbers
+from page_helpers import film, new_session, shown_numbers, type_number
 
 from ui import state
 from ui.solvers import SOLVERS
@@ -50,7 +50,7 @@ def test_new_parameters_are_a_new_run_and_the_baseline_toggle_is_not(app):
     at.toggle(key=state.SHOW_BASELINE).set_value(False).run()
     assert at.session_state[state.FRAME] == early  # the same run: the same state
     assert film(at)["frame"] == 2
-    at.number_input(key=state.solver_param_key("ContinuationS3VM", "n_gamma")).set_value(5)
+    type_number(at, state.solver_param_key("ContinuationS3VM", "n_gamma"), 5)
     next(b for b in at.button if b.label == "Run").click().run()
     assert_opens_on_its_final_state(at)
 
@@ -105,5 +105,6 @@ def test_presentation_mode_keeps_the_film_and_puts_the_form_away(app):
     assert popover.proto.popover.label == "parameters"
     # the parameters stay (in the popover) and the film is the same run
     solver = at.session_state[state.SOLVER]
-    assert at.number_input(key=state.solver_param_key(solver, SOLVERS[solver].params[0].name))
+    first = state.solver_param_key(solver, SOLVERS[solver].params[0].name)
+    assert at.text_input(key=state.typed_key(first))
     assert film(at)["figure"] == before["figure"]

@@ -4,7 +4,7 @@ sets, says which preset it used, offers one click to the other; the share link c
 import json
 from urllib.parse import unquote
 
-from page_helpers import new_session, shown_numbers
+from page_helpers import new_session, shown_numbers, type_number
 
 from ui import state
 from ui.solvers import SOLVERS
@@ -62,7 +62,7 @@ def test_one_click_switches_to_the_generic_default_and_back(app):
 
 def test_changed_values_are_the_users_own_and_either_preset_is_one_click_away(app):
     at = watch(app.run(), "LDS")
-    at.number_input(key=state.solver_param_key("LDS", "rho")).set_value(2.0)
+    type_number(at, state.solver_param_key("LDS", "rho"), 2.0)
     at.button[0].click().run()  # the form's Run
     assert not at.exception and not at.error
     assert preset_caption(at) == "Parameters: your own."

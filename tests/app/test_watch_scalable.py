@@ -1,7 +1,7 @@
 """Above a size the Watch page runs a method's scalable form and says so near the film
 (issue 16)."""
 
-from page_helpers import film
+from page_helpers import film, type_number
 
 from ui import state
 from ui.solvers import SCALABLE_ABOVE, SOLVERS
@@ -10,7 +10,7 @@ WATCH = "pages/watch.py"
 
 
 def watch(at, solver, n_points):
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(n_points).run()
+    type_number(at.sidebar, state.N_SAMPLES, n_points).run()
     at.session_state[state.SOLVER] = solver
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -44,10 +44,10 @@ def test_at_the_default_size_the_exact_method_runs_without_a_note(app):
 
 def test_compare_runs_the_scalable_forms_above_the_size_and_says_so(app):
     at = app.run()
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(SCALABLE_ABOVE + 100).run()
+    type_number(at.sidebar, state.N_SAMPLES, SCALABLE_ABOVE + 100).run()
     at.switch_page("pages/compare.py").run()
     at.multiselect(key=state.COMPARE_SOLVERS).set_value(["GraphKernelSVM", "QNS3VM"])
-    at.number_input(key=state.COMPARE_DRAWS).set_value(1)
+    type_number(at, state.COMPARE_DRAWS, 1)
     at.button[0].click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     forms = {r["solver"]: r["form"] for r in at.session_state[state.COMPARE_RESULTS]["rows"]}
@@ -60,7 +60,7 @@ def test_compare_runs_the_scalable_forms_above_the_size_and_says_so(app):
 
 def test_the_continuation_page_runs_the_subset_form_above_the_size_and_says_so(app):
     at = app.run()
-    at.sidebar.number_input(key=state.N_SAMPLES).set_value(SCALABLE_ABOVE + 100).run()
+    type_number(at.sidebar, state.N_SAMPLES, SCALABLE_ABOVE + 100).run()
     at.switch_page("pages/continuation.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     captions = [c.value for c in at.caption]

@@ -33,7 +33,7 @@ def test_fast_switches_and_regenerate_clicks_while_runs_finish_leave_a_working_p
     # n = 1,500: each solver takes a moment, so switches land while runs finish
     page.goto(f"{server}/watch")
     film_player(page)
-    n_box = page.get_by_role("spinbutton", name="n (points)")
+    n_box = page.get_by_role("textbox", name="n (points)")
     n_box.fill("1500")
     n_box.press("Enter")
     page.wait_for_timeout(1000)
@@ -41,7 +41,8 @@ def test_fast_switches_and_regenerate_clicks_while_runs_finish_leave_a_working_p
                  "DeterministicAnnealingS3VM"):
         choose_solver(page, name)
         page.wait_for_timeout(600)
-    regenerate = page.get_by_role("button", name="Regenerate")
+    seed = int(seed_box(page).input_value())
+    regenerate = regenerate_button(page)
     for _ in range(10):
         regenerate.click()
         page.wait_for_timeout(150)
@@ -55,3 +56,15 @@ def test_fast_switches_and_regenerate_clicks_while_runs_finish_leave_a_working_p
     # of one session writing its state at once)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert player.evaluate("() => window.film.frame") >= 0
+    # every click on Regenerate is one new seed (some were merged into one before)
+    assert int(seed_box(page).input_value()) == seed + 10
+
+
+def seed_box(page):
+    return page.locator('[data-testid="stSidebar"]').get_by_role("textbox", name="seed")
+
+
+def regenerate_button(page):
+    """Regenerate counts its clicks in its own frame (ui.counter)."""
+    return page.frame_locator('iframe[title="ui.counter.counting_button"]').get_by_role(
+        "button", name="Regenerate")

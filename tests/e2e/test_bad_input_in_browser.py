@@ -1,5 +1,6 @@
 """What only a browser shows: an address that names no page, and what a number box does with a
-value out of its range (a bounded box turned red and kept sending its previous value)."""
+value out of its range or in scientific notation (Streamlit's number input turned red and kept
+sending its previous value, and read "2e3" as 2)."""
 
 import json
 from urllib.parse import quote
@@ -38,7 +39,7 @@ def test_a_tampered_link_on_watch_is_said_there(server, page):
 
 
 def type_into(page, label: str, value: str) -> None:
-    box = page.get_by_role("spinbutton", name=label, exact=True)
+    box = page.get_by_role("textbox", name=label, exact=True)
     box.fill(value)
     box.press("Enter")
 
@@ -67,7 +68,23 @@ def test_n_out_of_range_in_the_sidebar_is_said_on_the_page(server, page):
     said = alert_with(page, "data settings in the sidebar are not valid")
     screenshot(page, "n-out-of-range")
     assert "n (points) = 99999 is outside the allowed range 10 to 2000" in said
-    assert page.get_by_role("spinbutton", name="n (points)").input_value() == "99999"
+    assert page.get_by_role("textbox", name="n (points)").input_value() == "99999"
     assert page.locator(".js-plotly-plot").count() == 0
     type_into(page, "n (points)", "200")
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+
+
+def test_a_number_box_reads_scientific_notation_and_says_a_seed_out_of_range(server, page):
+    # Streamlit's number input read "2e3" as 2; a seed of 20 digits only turned it red
+    page.goto(server)
+    page.get_by_role("heading", name="Data & labels").wait_for(timeout=60_000)
+    type_into(page, "n (points)", "5e2")
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stMetric"]')].some(m =>
+            m.innerText.includes('unlabeled') && m.innerText.includes('498'))""",
+        timeout=60_000)  # 500 points, two of them labeled
+    type_into(page, "seed", "99999999999999999999")
+    said = alert_with(page, "data settings in the sidebar are not valid")
+    screenshot(page, "seed-out-of-range")
+    assert "seed = 99999999999999999999 is outside the allowed range 0 to 2147483647" in said
+    assert page.get_by_role("textbox", name="seed").input_value() == "99999999999999999999"
