@@ -285,6 +285,7 @@ def test_objective_along_line_is_the_smoothed_objective():
         smoothed_objective_along_line(model, model.coef_, np.ones(3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["moons", "clock"])
 def test_continuation_finds_lower_objective_and_error_than_gradient_tsvm(name):
     # Paper Figure 3 / Table 1 in miniature: 10 label draws, one label per class,
