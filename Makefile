@@ -1,10 +1,11 @@
-# Two commands do everything: `make run` serves the app, `make test` runs lint and every test.
+# Two commands do everything: `make run` serves the app, `make test` runs lint and every test;
+# `make test-fast` runs lint and the unit tests only, for a quick check while working.
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint install browser bench-quick clean
+.PHONY: run test test-fast lint install browser bench-quick clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +31,11 @@ lint: install
 
 test: install browser lint
 	$(PY) -m pytest
+
+# The unit tier: no statistical reproduction, no app session, no browser (markers in
+# pyproject.toml).
+test-fast: install lint
+	$(PY) -m pytest -m "not slow and not app and not e2e"
 
 bench-quick: install
 	$(PY) -m benchmarks.quick

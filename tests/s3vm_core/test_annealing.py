@@ -353,6 +353,7 @@ def table_2():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["two_moons", "two_circles"])
 def test_table_2_da_hinge_classifies_every_unlabeled_point_in_most_draws(table_2, name):
     # Paper Table 2: DA(l1) succeeds 10/10 on 2MOONS and 2CIRCLES with 2 labeled points,
@@ -361,6 +362,7 @@ def test_table_2_da_hinge_classifies_every_unlabeled_point_in_most_draws(table_2
     assert table_2[name]["DA"] >= table_2[name]["TSVM"]
 
 
+@pytest.mark.slow
 def test_table_2_da_hinge_beats_gradient_tsvm_overall(table_2):
     da = sum(counts["DA"] for counts in table_2.values())
     tsvm = sum(counts["TSVM"] for counts in table_2.values())

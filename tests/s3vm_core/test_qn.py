@@ -170,6 +170,7 @@ def test_landmarks_shrink_the_feature_space_and_keep_the_accuracy():
 # -- the paper's experiments -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_moons_with_a_handful_of_labels():
     """§4.2.1 / Figure 4 (QN-S3VM: 0.0-2.6% test error): RBF kernel, 3 labels per class."""
     from toy_data import pick_labeled, two_moons
@@ -188,6 +189,7 @@ def test_two_moons_with_a_handful_of_labels():
     assert np.mean(supervised) >= np.mean(errors) + 0.05  # the unlabeled points did the work
 
 
+@pytest.mark.slow
 def test_gaussian2c_linear_kernel_beats_the_supervised_svm():
     """Table 1, Gaussian2C, l = 25 (here 24), u = 225, t = 250, d = 500, linear kernel.
 
@@ -209,6 +211,7 @@ def test_gaussian2c_linear_kernel_beats_the_supervised_svm():
     assert 0.10 < np.mean(svm_errors) < 0.18
 
 
+@pytest.mark.slow
 def test_gaussian2c_is_hard_even_with_every_training_label():
     """Why Table 1's 0.5% is out of reach: in d = 500 with 250 training points even a linear
     SVM given *all* training labels errs on 2-4% of the test points (Bayes error 0.6%), so the

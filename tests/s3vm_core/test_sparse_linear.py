@@ -140,10 +140,18 @@ MORE = {
 }
 
 
+def _linear_model(name):
+    """``name``'s estimator with the linear kernel; DA anneals faster than Table 1's R = 1.5
+    (a third of the f-steps, the same code), since what is checked here is not the schedule's
+    result but that no step densifies or forms an n x n matrix."""
+    coarser = {"R": 3.0} if name.startswith("da_") else {}
+    return {**LINEAR, **MORE}[name](kernel="linear", **coarser)
+
+
 @pytest.mark.parametrize("name", [*LINEAR, *MORE])
 def test_sparse_data_are_never_densified(name, no_densifying):
     X, y, labels = _sparse_problem(n=300, d=60, n_labeled=10, seed=4, density=0.05)
-    model = _fit({**LINEAR, **MORE}[name](kernel="linear"), X, labels)
+    model = _fit(_linear_model(name), X, labels)
     assert model.coef_.shape == (X.shape[1],) and model.transduction_.shape == y.shape
 
 
@@ -154,7 +162,7 @@ def test_sparse_data_are_never_densified(name, no_densifying):
 def test_no_n_by_n_matrix_is_formed(name):
     n = 2000  # an n x n float matrix would take 32 MB
     X, y, labels = _sparse_problem(n=n, d=300, n_labeled=20, seed=4, density=0.02)
-    model = {**LINEAR, **MORE}[name](kernel="linear")
+    model = _linear_model(name)
     tracemalloc.start()
     # scikit-learn's neighbour search (LapSVM's graph) takes distances in blocks of up to
     # working_memory MB (1024 by default, all 2000 x 2000 at once here): kept small, so that

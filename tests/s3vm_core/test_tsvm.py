@@ -154,6 +154,7 @@ def test_lds_embeds_its_training_points_exactly():
     assert lds.n_components_ == lds.mds_.embedding.shape[1] >= 2
 
 
+@pytest.mark.slow
 def test_success_ordering_on_two_moons_with_one_label_per_class():
     """LDS > ∇TSVM > label switching over 10 label draws (LDS paper Table 2, cS3VM Table 2).
 
@@ -181,6 +182,7 @@ def test_success_ordering_on_two_moons_with_one_label_per_class():
     assert mean["switch"] > 0.2
 
 
+@pytest.mark.slow
 def test_scalable_forms_classify_two_moons_as_the_exact_methods_do():
     """The app's forms above 1,000 points (ui.solvers.SOLVERS' ``scalable``): ∇TSVM on the
     kernel PCA of a random subset (cS3VM paper §5.2), LDS and the graph kernel on the k-NN
@@ -210,6 +212,7 @@ def test_scalable_forms_classify_two_moons_as_the_exact_methods_do():
     assert pairs["lds"][1].n_components_ <= 20
 
 
+@pytest.mark.slow
 def test_lds_does_not_help_when_the_cluster_assumption_fails():
     """g10n (LDS paper §3.3): "increasing rho immediately increases the test error".
 

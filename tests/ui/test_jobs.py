@@ -122,7 +122,8 @@ def test_an_abandoned_job_frees_its_cpu_at_once(monkeypatch):
     assert not alive(pid)
 
 
-def test_ending_a_job_ends_the_processes_it_started():
+def test_ending_a_job_ends_the_processes_it_started(monkeypatch):
+    monkeypatch.setattr(Recorder, "finish_grace", 0.3)  # the work does not listen: killed after
     job = Recorder(with_grandchild, ())
     grandchild = pid_of(job)
     assert alive(grandchild)
