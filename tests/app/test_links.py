@@ -90,7 +90,7 @@ FAMILY = {
 
 # Every page with a link refused whole and one used in part (its own 60 points and labels).
 # The other three links load exactly the state of "no scenario" (the defaults, as
-# parse_scenario returns them): they differ only in their notice, which the sidebar writes the
+# ui.scenario.parse returns them): they differ only in their notice, which the sidebar writes the
 # same way on every page, so they run on Watch, the one page that reads every field.
 @pytest.mark.parametrize(("page", "link"), [
     *((page, link) for page in PAGE_FILES for link in ("no scenario", "bad labels and parameters")),
