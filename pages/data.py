@@ -85,8 +85,15 @@ left, middle, right = st.columns([2, 2, 2])
 number_box(left, K_LABELS, state.K_PER_CLASS)
 middle.button("Pick k random labels per class", on_click=state.pick_random_labels,
               args=(y_true,), key=state.PICK_RANDOM, width="stretch")
-right.button("Clear all labels", on_click=state.set_labels, key=state.CLEAR_LABELS,
-             args=([UNLABELED] * len(labels),), width="stretch")
+right.button("Clear all labels", on_click=state.clear_labels, key=state.CLEAR_LABELS,
+             width="stretch")
+undo, redo, _ = st.columns([1, 1, 4])
+undo.button("↶ Undo", on_click=state.undo_labels, key=state.UNDO_LABELS, width="stretch",
+            disabled=not state.can_step_back(state.LABEL_HISTORY),
+            help="Undo the last labelling: a click, a box, random labels, clearing, an added "
+                 "point.")
+redo.button("↷ Redo", on_click=state.redo_labels, key=state.REDO_LABELS, width="stretch",
+            disabled=not state.can_step_back(state.LABEL_FUTURE), help="Redo what was undone.")
 if n_added := len(state.added_points()):
     st.button(f"Remove the {n_added} added point{'s' if n_added > 1 else ''}",
               on_click=state.remove_added_points, key=state.REMOVE_ADDED)

@@ -24,6 +24,13 @@ class ScalableForm:
 
     params: tuple[tuple[str, object], ...]
     what: str
+    #: For the rho-path methods: the form at rho = 0, where the path distances are the
+    #: Euclidean ones (LDS paper eq. (2)) and need no graph, or None when the method then has
+    #: no O(n^3) step left. (A k-NN graph's shortest paths are not the Euclidean distances:
+    #: on g50c and g10n, whose presets set rho = 0, the graph form lost the lesson at 2,000
+    #: points.)
+    at_rho_zero: ScalableForm | None = None
+    uses_paths: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,12 +112,17 @@ SOLVERS: dict[str, Solver] = {
                              ("max_components", MDS_COMPONENTS)),
                             f"{_SPARSE_PATHS} (§2.1) and the leading {MDS_COMPONENTS} MDS "
                             "components by a truncated eigensolver, instead of the full graph "
-                            "and the full eigendecomposition")),
+                            "and the full eigendecomposition",
+                            ScalableForm((("max_components", MDS_COMPONENTS),),
+                                         f"the leading {MDS_COMPONENTS} MDS components by a "
+                                         "truncated eigensolver instead of the full "
+                                         "eigendecomposition"), uses_paths=True)),
         Solver("GraphKernelSVM", "Graph-kernel SVM", "s3vm_core.solvers.tsvm:GraphKernelSVM",
                "Chapelle & Zien, AISTATS 2005: an SVM on exp(−D^ρ / 2σ²) (the 'graph' method)",
                "fit", (C_LDS, RHO, GRAPH_SIGMA),
                ScalableForm((("n_neighbors", GRAPH_NEIGHBORS), ("bridge", True)),
-                            f"{_SPARSE_PATHS} (§2.1) instead of the full graph")),
+                            f"{_SPARSE_PATHS} (§2.1) instead of the full graph",
+                            uses_paths=True)),
         Solver("LabelSwitchingTSVM", "TSVM with label switching (SVMlight)",
                "s3vm_core.solvers.tsvm:LabelSwitchingTSVM",
                "Joachims, ICML 1999 — the JTSVM baseline of the DA and cS3VM papers", "C*",
@@ -219,9 +231,12 @@ def run_form(name: str, n_points: int, params: dict) -> tuple[dict, str | None]:
     which form of the method ran and why when it is not the exact one (None otherwise).
 
     Above ``SCALABLE_ABOVE`` points a solver with an O(n^3) step runs its scalable form; the
-    linear kernel has no n x n step, so it always runs exactly.
+    linear kernel has no n x n step, so it always runs exactly, and the rho-path methods at
+    rho = 0 use Euclidean distances (``ScalableForm.at_rho_zero``).
     """
     form = SOLVERS[name].scalable
+    if form is not None and form.uses_paths and params.get("rho", 1.0) == 0:
+        form = form.at_rho_zero
     if form is None or n_points <= SCALABLE_ABOVE or params.get("kernel") == "linear":
         return dict(params), None
     return {**params, **dict(form.params)}, (

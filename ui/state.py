@@ -33,6 +33,10 @@ NOISE = "noise"              # sidebar slider
 SEED = "seed"                # sidebar number input
 LABELS = "labels"            # list[int], -1 = unlabeled, in data order
 LABELS_FOR = "labels_for"    # the data description the labels belong to
+LABEL_HISTORY = "label_history"  # before each labelling action: (data, added points, labels)
+LABEL_FUTURE = "label_future"    # the same, of the actions undone (for redo)
+UNDO_LABELS = "undo_labels"  # Data page button: undo the last labelling action
+REDO_LABELS = "redo_labels"  # Data page button: redo it
 ADDED = "added_points"       # points added by clicking empty space: [x, y, true class] each
 ADDED_FOR = "added_for"      # the generated data set the added points belong to
 ADD_MODE = "add_mode"        # what a click on empty space of the Data page's chart adds
@@ -185,6 +189,7 @@ def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
                      "all. Remove the added points, or choose a smaller n.")
         return
     current = list(state.get(LABELS, []))
+    remember_labels()
     state[ADDED], state[ADDED_FOR] = [*points, point], generated_description()
     set_labels([*current, point[2] if labeled else UNLABELED])
 
@@ -193,6 +198,7 @@ def remove_added_points() -> None:
     """Back to the generated data set; the generated points keep their labels."""
     n_added = len(added_points())
     current = list(st.session_state.get(LABELS, []))
+    remember_labels()
     st.session_state[ADDED] = []
     set_labels(current[:len(current) - n_added])
 
@@ -223,7 +229,63 @@ def apply_brush(indices) -> None:
     for index in indices:
         if 0 <= int(index) < len(updated):
             updated[int(index)] = int(st.session_state[BRUSH])
-    set_labels(updated)
+    if updated != current:  # (a repeated selection event is no new action to undo)
+        remember_labels()
+        set_labels(updated)
+
+
+def clear_labels() -> None:
+    """Unlabel every point (the Data page's button)."""
+    remember_labels()
+    set_labels([UNLABELED] * len(st.session_state.get(LABELS, [])))
+
+
+#: Labelling actions a session can undo.
+UNDO_STEPS = 50
+
+
+def _snapshot() -> tuple:
+    state = st.session_state
+    return generated_description(), list(added_points()), list(state.get(LABELS, []))
+
+
+def remember_labels() -> None:
+    """Before a labelling action (a click, a box, random labels, clearing, adding points):
+    keep what it changes, so that Undo brings it back."""
+    state = st.session_state
+    state[LABEL_HISTORY] = [*state.get(LABEL_HISTORY, [])[1 - UNDO_STEPS:], _snapshot()]
+    state[LABEL_FUTURE] = []
+
+
+def _step_back(source: str, target: str) -> None:
+    """Undo (from the history to the future) or redo (the other way): the latest snapshot of
+    this data set in ``source`` replaces labels and added points; what it replaced goes to
+    ``target``. Snapshots of another data set (the seed or n changed since) are dropped."""
+    state = st.session_state
+    generated = generated_description()
+    kept = [s for s in state.get(source, []) if s[0] == generated]
+    if not kept:
+        state[source] = []
+        return
+    *state[source], (_, added, labels) = kept
+    state[target] = [*state.get(target, []), _snapshot()]
+    state[ADDED], state[ADDED_FOR] = added, generated
+    set_labels(labels)
+
+
+def undo_labels() -> None:
+    _step_back(LABEL_HISTORY, LABEL_FUTURE)
+
+
+def redo_labels() -> None:
+    _step_back(LABEL_FUTURE, LABEL_HISTORY)
+
+
+def can_step_back(source: str) -> bool:
+    """Whether ``source`` (``LABEL_HISTORY``: undo, ``LABEL_FUTURE``: redo) has a step for the
+    data set on screen."""
+    generated = generated_description()
+    return any(s[0] == generated for s in st.session_state.get(source, []))
 
 
 def follow_film(frame_states: list[int]) -> None:
@@ -268,6 +330,7 @@ def pick_random_labels(y_true) -> None:
     """k random labels per class (the Data page's box), or the reason none were picked."""
     try:
         k = K_LABELS.check(typed_value(K_LABELS, K_PER_CLASS))
+        remember_labels()
         set_labels(pick_labeled(y_true, k,
                                 random_state=int(np.random.default_rng().integers(2**31))))
     except ValueError as error:

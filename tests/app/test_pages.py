@@ -404,3 +404,27 @@ def test_scientific_notation_is_read_as_typed(app):
     assert not at.exception and not at.error
     assert at.session_state[state.N_SAMPLES] == 200 and film(at)["n_points"] == 200
     assert shown_numbers(at)["step"]  # the film of λ = 0.01
+
+
+def test_undo_and_redo_the_last_labelling_actions(app):
+    at = app.run()
+    first = list(at.session_state[state.LABELS])
+    undo, redo = (at.button(key=key) for key in (state.UNDO_LABELS, state.REDO_LABELS))
+    assert undo.disabled and redo.disabled  # nothing done yet
+    type_number(at, state.K_PER_CLASS, 3).run()
+    at.button(key=state.PICK_RANDOM).click().run()
+    picked = list(at.session_state[state.LABELS])
+    at.button(key=state.CLEAR_LABELS).click().run()
+    assert set(at.session_state[state.LABELS]) == {-1}
+    at.button(key=state.UNDO_LABELS).click().run()
+    assert at.session_state[state.LABELS] == picked
+    at.button(key=state.UNDO_LABELS).click().run()
+    assert at.session_state[state.LABELS] == first and at.button(key=state.UNDO_LABELS).disabled
+    at.button(key=state.REDO_LABELS).click().run()
+    assert at.session_state[state.LABELS] == picked
+    at.button(key=state.REDO_LABELS).click().run()
+    assert set(at.session_state[state.LABELS]) == {-1}
+    assert at.button(key=state.REDO_LABELS).disabled
+    # another data set: its own labels, nothing of the old one to undo
+    type_number(at.sidebar, state.SEED, 7).run()
+    assert at.button(key=state.UNDO_LABELS).disabled and not at.exception
