@@ -17,6 +17,7 @@ changed.
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 from pathlib import Path
@@ -50,13 +51,16 @@ _film_player = components.declare_component("film_player", path=str(_served_fold
 
 
 def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
-         loop: bool = False, key: str | None = None, on_change=None, **callback):
+         loop: bool = False, key: str | None = None, on_change=None, args: tuple = ()):
     """Draw the player for a film (``arguments``: ``ui.film.film_args``' without its id) under
     the id ``identity`` (``ui.film.film_id``); it shows frame ``frame`` when the film is new or
-    ``jump`` has changed since its last call (the page asks it to jump). ``callback`` holds
-    ``on_change``'s ``args``. Returns the player's last report (None before any): see the
+    ``jump`` has changed since its last call (the page asks it to jump). ``on_change(*args)``
+    hears of each report. Returns the player's last report (None before any): see the
     module's docstring."""
+    # A component's call has no ``args`` for its callback (it would be one more argument of
+    # the component's own): the callback takes them bound.
+    callback = functools.partial(on_change, *args) if on_change is not None else None
     return _film_player(**{**arguments, "film": identity, "speed": float(speed),
                            "loop": bool(loop)},
-                        frame=int(frame), jump=jump, key=key, on_change=on_change,
-                        default=None, **callback)
+                        frame=int(frame), jump=jump, key=key, on_change=callback,
+                        default=None)

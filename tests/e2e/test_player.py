@@ -9,6 +9,7 @@ import pytest
 from browser_helpers import (
     film_player,
     metric,
+    open_watch,
     page_position,
     painted_agreement,
     screenshot,
@@ -54,12 +55,14 @@ def test_box_selection_labels_every_point_inside(server, page):
     screenshot(page, "box-selection")
 
 
+#: cS3VM on the two moons with one label per class: the film of the tests below (one run,
+#: cached by the server after the first).
+FILM = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"33": 0, "56": 1},
+        "solver": "ContinuationS3VM", "params": {"sigma": 0.3}}
+
+
 def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
-    scenario = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0,
-                "labels": {"33": 0, "56": 1}, "solver": "ContinuationS3VM",
-                "params": {"sigma": 0.3}}
-    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
-    player = film_player(page)
+    player = open_watch(page, server, FILM)
     n_frames = player.evaluate("() => args.states.length")
     assert player.evaluate("() => film.frame") == n_frames - 1  # a new run shows its end
     assert player.locator("#title").text_content().startswith("γ = ")
