@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ui import state
-from ui.figures import shipped, soft_labels_figure, stage_text
+from ui.figures import returned_state, shipped, soft_labels_figure, stage_text
 from ui.film import film_id
 from ui.forms import (
     number_box,
@@ -152,7 +152,9 @@ if len(frame_states) > 1:
                           "jumps to it.")
 
 shown = run.states[chosen]
-details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown)}"]
+# DA's last state is the best of its path, named as in the film's title
+best_of_path = chosen == n_states - 1 and returned_state(run.states) is not None
+details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown, best_of_path)}"]
 details += [f"{k} = {v:.4g}" for k, v in shown.extras.items() if np.ndim(v) == 0]
 st.caption(" · ".join(details))
 if "p" in shown.extras:

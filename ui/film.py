@@ -39,6 +39,7 @@ from ui.figures import (
     fill_values,
     player_figure,
     point_style,
+    returned_state,
     stage_text,
 )
 from ui.params import FILM_SPEEDS
@@ -94,8 +95,17 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     and, given the true labels ``y_true``, the unlabeled error, with its difference to the
     supervised SVM's (``baseline``) as a note that says whether it is better."""
     shown = [run.states[i] for i in run.frames]
+    step = {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]}
+    returned = returned_state(run.states)
+    if returned is not None:  # DA's last frame: the best state, not where the path ended
+        reached = run.states[returned]
+        step["notes"] = [""] * (len(shown) - 1) + [
+            f"the best state of the path, from step {reached.step}"]
+        step["better"] = [None] * len(shown)
+        step["help"] = ("The solver returns the state of lowest objective along its path "
+                        "(DA: Sindhwani et al. 2006, §3), not the path's last.")
     numbers = [
-        {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]},
+        step,
         {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
         {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
     ]
@@ -107,10 +117,18 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     if baseline is not None and np.any(labels == UNLABELED):
         reference = unlabeled_error(baseline.decision, labels, y_true)
         change = np.round(100 * (errors - reference), 1)
-        error["notes"] = [f"{c:+.1f} points vs supervised SVM" if c else
+        error["notes"] = [f"{c:+.1f} percentage points vs supervised SVM" if c else
                           "as the supervised SVM" for c in change]
         error["better"] = [None if c == 0 else bool(c < 0) for c in change]
     return [*numbers, error]
+
+
+def film_titles(run) -> list[str]:
+    """The film's title over each frame: the stage (``figures.stage_text``), and on the last
+    frame of a solver that returned to an earlier state, what that state is."""
+    last = len(run.states) - 1
+    returned = returned_state(run.states) is not None
+    return [stage_text(run.states[i], returned and i == last) for i in run.frames]
 
 
 def _aspect(run, X2: np.ndarray) -> float:
@@ -159,7 +177,7 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         "n_points": len(labels),
         "points_trace": 0,
         "states": run.frames.tolist(),
-        "titles": [stage_text(s) for s in shown],
+        "titles": film_titles(run),
         "steps": [s.step for s in shown],
         "numbers": film_numbers(run, labels, y_true, baseline),
         "progress": [
