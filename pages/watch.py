@@ -133,7 +133,8 @@ chosen = st.session_state[state.FRAME]
 with preview[0] if preview else nullcontext():
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
-         st.session_state[state.FILM_LOOP], key=state.FILM, on_change=state.follow_film,
+         st.session_state[state.FILM_LOOP], name=f"{solver}-{dataset}".lower().replace("_", "-"),
+         key=state.FILM, on_change=state.follow_film,
          args=(frame_states,))
 if scalable_note:
     st.caption(scalable_note)

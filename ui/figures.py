@@ -151,7 +151,7 @@ def fill_values(decisions: np.ndarray) -> np.ndarray:
 LEVEL_LINES = (-1, 0, 1)
 LEVEL_LINE_COLOR = "rgba(0,0,0,0.75)"
 
-# The film's other colours (figures.player_figure).
+# The film's other colours (figures.player_figure), named for DARK_COLORS.
 BASELINE_COLOR = "#666666"      # the supervised SVM's dashed boundary
 OBJECTIVE_COLOR = "#555555"     # the objective chart's line
 NOTE_COLOR = "#777777"          # "no outer parameter"
@@ -160,6 +160,18 @@ BEST_COLOR = "#CC79A7"          # the best state's marks (Okabe–Ito reddish pu
 BEST_LABEL_COLOR = "#A0527F"    # "best state" on the stage chart, darker to read as text
 OUTLINE_COLOR = "black"         # the labeled points' outline
 
+#: The film on a dark page (Streamlit's dark theme): each colour of the figure that would
+#: vanish there, and the one the player draws instead.
+DARK_COLORS = {LEVEL_LINE_COLOR: "rgba(255,255,255,0.8)", BASELINE_COLOR: "#B8B8B8",
+               OBJECTIVE_COLOR: "#D0D0D0", NOTE_COLOR: "#A8A8A8",
+               ZERO_LABEL_COLOR: "#62D6AB", BEST_LABEL_COLOR: "#F2A7D0", OUTLINE_COLOR: "white",
+               # the points: the classes' lighter Okabe–Ito colours (orange, sky blue) stand
+               # out from the dark fill, where vermillion and blue sink into it
+               CLASS_COLORS[0]: "#E69F00", CLASS_COLORS[1]: "#56B4E9"}
+#: On a dark page the decision function runs from the page's background (f = 0) to the
+#: class colours at this opacity over it (f = ±DECISION_RANGE), as DECISION_FILL runs from
+#: white; a lighter fill would hide the class-coloured points.
+DARK_FILL_OPACITY = 0.4
 
 
 def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_LINES) -> list:

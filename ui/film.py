@@ -30,6 +30,8 @@ from toy_data import UNLABELED
 from ui.comparison import unlabeled_error
 from ui.figures import (
     CLASS_COLORS,
+    DARK_COLORS,
+    DARK_FILL_OPACITY,
     DECISION_FILL,
     DECISION_SCALE,
     FILL_LIMIT,
@@ -172,6 +174,11 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         "fill_steps": FILL_STEPS,
         "lines": list(LEVEL_LINES),
         "line_color": LEVEL_LINE_COLOR,
+        # on a dark page (Streamlit's dark theme) the player fades the scale's ends into the
+        # page's background itself, and swaps the figure's colours
+        "fill_ends": _levels(DECISION_SCALE)[[0, -1]].tolist(),
+        "dark_fill_opacity": DARK_FILL_OPACITY,
+        "dark_colors": DARK_COLORS,
         "points": zlib.compress(np.asarray(points).astype(np.uint8).tobytes()),
         "point_colors": palette,
         "n_points": len(labels),

@@ -8,7 +8,7 @@ import time
 from urllib.parse import quote, unquote
 
 import pytest
-from browser_helpers import PLAYER, choose_solver, film_player, screenshot
+from browser_helpers import PLAYER, choose_solver, film_player, open_watch, screenshot
 
 from ui.player import FRONTEND, PLOTLY_JS
 
@@ -18,13 +18,8 @@ MOONS = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"
 
 
 def watch(page, server, **scenario):
-    """The Watch page of a scenario link, once its film is drawn. The app's root is opened
-    first: on a fresh server, a page opened first by its own address runs without the
-    router once, and the player is drawn anew at the next rerun."""
-    page.goto(server)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-    page.goto(f"{server}/watch?scenario={quote(json.dumps({**MOONS, **scenario}))}")
-    return film_player(page)
+    """The Watch page of the two moons with these settings, once its film is drawn."""
+    return open_watch(page, server, {**MOONS, **scenario})
 
 
 def wait_for_new_film(page, old_id):

@@ -16,7 +16,7 @@ from toy_data import pick_labeled, two_moons
 from ui.comparison import unlabeled_error
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from ui.film import Baseline, film_args, film_id
-from ui.player import FRONTEND, PLOTLY_JS
+from ui.player import FRONTEND, FRONTEND_FILES, PLOTLY_JS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,12 +102,13 @@ def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_in
     stray.unlink(missing_ok=True)
     before = sorted(p.name for p in FRONTEND.iterdir())
     folder = ui.player._served_folder()
-    assert sorted(p.name for p in FRONTEND.iterdir()) == before == ["index.html", "player.js"]
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(FRONTEND_FILES)
     assert Path(tempfile.gettempdir()) in folder.parents
     assert ROOT not in folder.parents
     assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
     page = (folder / "index.html").read_text()
-    assert 'src="plotly.min.js"' in page and 'src="player.js"' in page
+    for name in (PLOTLY_JS.name, *FRONTEND_FILES[1:]):
+        assert f'src="{name}"' in page and (folder / name).is_file()
 
 
 def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
@@ -121,10 +122,10 @@ def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
         folder = ui.player._served_folder()
     finally:
         installed.chmod(0o755)
-    for name in ("index.html", "player.js"):
+    for name in FRONTEND_FILES:
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
-    assert sorted(p.name for p in installed.iterdir()) == ["index.html", "player.js"]
+    assert sorted(p.name for p in installed.iterdir()) == sorted(FRONTEND_FILES)
 
 
 def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
@@ -295,3 +296,30 @@ def test_the_boundary_plot_is_the_largest_and_carries_the_baseline_legend(moons_
     legend = layout["legend"]
     assert legend["x"] <= boundary[0] + 0.05 and legend["y"] >= 1
     assert legend["orientation"] == "h"
+
+
+def test_every_colour_of_the_film_is_one_a_dark_page_can_show():
+    """On a dark page the player swaps the figure's colours that would vanish there
+    (figures.DARK_COLORS): every colour of a film's figure is either swapped or one that reads
+    on both backgrounds, and every swap is of a colour the films use."""
+    import re
+
+    from s3vm_core import LabelSwitchingTSVM
+    from ui.figures import BEST_COLOR, DARK_COLORS, UNLABELED_COLOR
+
+    # the stage line (bluish green), the best state's marks, grey, and transparency
+    both = {"#009E73", BEST_COLOR, UNLABELED_COLOR, "rgba(0,0,0,0)"}
+    X, y = two_moons(40, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    baseline = Baseline.of(make_run(X, labels, SVMBaseline()))
+    da_run, _ = da_film(seed=0)
+    runs = [da_run, make_run(X, labels, LabelSwitchingTSVM()), make_run(X, labels, SVMBaseline())]
+    used = set()
+    for run in runs:
+        args = film_args(run, X, labels, y, baseline)
+        assert args["dark_colors"] == DARK_COLORS
+        text = args["figure"]
+        used |= set(re.findall(r'"(#[0-9A-Fa-f]{6}|rgba?\([0-9., ]+\)|black|white)"', text))
+        used |= set(args["point_colors"])
+    assert used - set(DARK_COLORS) <= both, used - set(DARK_COLORS)
+    assert set(DARK_COLORS) <= used, set(DARK_COLORS) - used
