@@ -30,6 +30,15 @@ from ui.runs import (
 from ui.sidebar import start_page
 from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
 
+#: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
+#: wide page's margins make way for the film.
+PRESENTATION_STYLE = """<style>
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"], [data-testid="stHeader"],
+[data-testid="stToolbar"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 1rem 1rem !important;
+                                       max-width: none !important; }
+</style>"""
+
 start_page()
 X, _, X2, labels = current_data()
 
@@ -38,6 +47,10 @@ X, _, X2, labels = current_data()
 # player drawn at another place would be a new one, loading plotly.js again).
 presenting = st.session_state[state.PRESENTATION]
 dataset = st.session_state[state.DATASET]
+if presenting:
+    # The film as large as the screen: no sidebar, no Streamlit header or toolbar, narrow page
+    # margins (the presentation toggle above the film brings them back).
+    st.html(PRESENTATION_STYLE)
 with st.container():
     if presenting:
         picker, baseline_column, presentation_column, form_column = st.columns(
@@ -47,8 +60,10 @@ with st.container():
         picker, form_column = st.columns([1, 3])
         baseline_column = presentation_column = picker
     with picker:
+        # (presenting, the box's label gives its row's height to the film)
         solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
-                              format_func=solver_title)
+                              format_func=solver_title,
+                              label_visibility="collapsed" if presenting else "visible")
         if not presenting:
             st.caption(SOLVERS[solver].paper)
     show_baseline = baseline_column.toggle("supervised SVM boundary (dashed)",

@@ -262,7 +262,7 @@ def _zero_bands(fig: go.Figure, steps, values: np.ndarray, name: str, row: int,
 
 #: The film's boundary plot takes this share of the figure's width; the objective and stage
 #: charts share the rest (the boundary is what a class must see).
-BOUNDARY_SHARE = 0.7
+BOUNDARY_SHARE = 0.72
 
 
 def player_figure(run, X2: np.ndarray, labels: np.ndarray,
@@ -293,7 +293,8 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     has_stages = bool(np.isfinite(stage_values).any())
     fig = make_subplots(
         rows=2, cols=2, column_widths=[BOUNDARY_SHARE, 1 - BOUNDARY_SHARE],
-        specs=[[{"rowspan": 2}, {}], [None, {}]], horizontal_spacing=0.07,
+        # without a grid the decision's colour bar stands between the plot and the charts
+        specs=[[{"rowspan": 2}, {}], [None, {}]], horizontal_spacing=0.06 if on_grid else 0.13,
         vertical_spacing=0.2, shared_xaxes=True,
         subplot_titles=("", "objective", f"{stage} (outer parameter)" if has_stages
                         else "stage value"),

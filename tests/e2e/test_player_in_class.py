@@ -8,7 +8,13 @@ import time
 from urllib.parse import quote, unquote
 
 import pytest
-from browser_helpers import PLAYER, choose_solver, film_player, open_watch, screenshot
+from browser_helpers import (
+    PLAYER,
+    choose_solver,
+    film_player,
+    open_watch,
+    screenshot,
+)
 
 from ui.player import FRONTEND, PLOTLY_JS
 
@@ -163,31 +169,63 @@ def layout_on_screen(page, player) -> dict:
     return sizes
 
 
-@pytest.mark.parametrize("width, height", [(1400, 900), (1920, 1080)])
-def test_presentation_mode_fills_a_projector_with_the_boundary(server, page, width, height):
-    page.set_viewport_size({"width": width, "height": height})
+#: Screens a lecturer meets: an old projector, a laptop, a full-HD projector.
+SCREENS = [(1024, 768), (1400, 900), (1920, 1080)]
+
+
+def smallest_tick(player) -> float:
+    """The smallest tick label of the film's figure, in CSS pixels."""
+    return player.evaluate("""() => Math.min(...[...document.querySelectorAll(
+        '#plot .xtick text, #plot .ytick text, #plot .x2tick text, #plot .y2tick text, '
+        + '#plot .x3tick text, #plot .y3tick text')]
+        .map(t => parseFloat(getComputedStyle(t).fontSize)))""")
+
+
+def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
+    """Presentation mode at each screen size, the window resized as when a projector is
+    plugged in: no sidebar, header or toolbar, the boundary plot 60 % of the screen's width or
+    more, ticks of 14 px or more, the film and its numbers on one screen."""
+    page.set_viewport_size(dict(zip(("width", "height"), SCREENS[0], strict=True)))
     player = watch(page, server, solver="ContinuationS3VM", params={}, presentation=True)
-    time.sleep(0.5)  # let a resize settle
-    sizes = layout_on_screen(page, player)
-    path = screenshot(page, f"class-presentation-{width}x{height}")
-    left, top, plot_width, plot_height = sizes["boundary"]
-    # the boundary is the largest thing: most of the width, several times each chart's area
-    assert plot_width >= 0.55 * sizes["width"], (sizes, path)
-    for chart_width, chart_height in sizes["charts"]:
-        assert plot_width * plot_height > 3 * chart_width * chart_height
-    # equal scales on its axes: the moons keep their shape
-    assert sizes["scale"][0] == pytest.approx(sizes["scale"][1], rel=0.02)
-    # the dashed line's legend stands over the boundary plot, not over the charts
-    legend_left, _, legend_right, legend_bottom = sizes["legend"]
-    assert left - 10 <= legend_left and legend_right <= left + plot_width, sizes
-    assert legend_bottom <= top + 5, sizes
-    # every number reads whole, and the film with its numbers fits on the screen
-    assert sizes["clipped"] == []
-    assert sizes["player_bottom"] <= height, (sizes, path)
+    for test_id in ("stSidebar", "stHeader", "stToolbar"):
+        assert not page.get_by_test_id(test_id).is_visible(), test_id
+    for width, height in SCREENS:
+        page.set_viewport_size({"width": width, "height": height})
+        player.wait_for_function(
+            """() => { const l = document.getElementById('plot')._fullLayout;
+                return Math.abs(l.width - document.getElementById('stage').clientWidth) <= 1; }""",
+            timeout=10_000)
+        time.sleep(0.5)  # let the page take the player's new height
+        sizes = layout_on_screen(page, player)
+        path = screenshot(page, f"class-presentation-{width}x{height}")
+        left, top, plot_width, plot_height = sizes["boundary"]
+        # the boundary is the largest thing: most of the screen, several times each chart
+        assert plot_width >= 0.6 * width, (width, sizes, path)
+        for chart_width, chart_height in sizes["charts"]:
+            assert plot_width * plot_height > 3 * chart_width * chart_height
+        assert smallest_tick(player) >= 14
+        # equal scales on its axes: the moons keep their shape
+        assert sizes["scale"][0] == pytest.approx(sizes["scale"][1], rel=0.02)
+        # the dashed line's legend stands over the boundary plot, not over the charts
+        legend_left, _, legend_right, legend_bottom = sizes["legend"]
+        assert left - 10 <= legend_left and legend_right <= left + plot_width, sizes
+        assert legend_bottom <= top + 5, sizes
+        # every number reads whole, and the film with its numbers fits on the screen
+        assert sizes["clipped"] == []
+        assert sizes["player_bottom"] <= height, (sizes, path)
+        # the toggles above the film say their whole names ("pres…" at 1024 px before)
+        for label in ("presentation", "supervised SVM boundary (dashed)"):
+            cut = page.get_by_text(label, exact=True).evaluate(
+                """el => { for (let at = el; at && at.tagName !== 'LABEL';
+                                at = at.parentElement)
+                               if (at.scrollWidth > at.clientWidth + 1) return true;
+                           return false; }""")
+            assert not cut, (label, width, path)
     # without presentation mode the page has its title and parameter form again
     page.get_by_text("presentation", exact=True).click()
     page.get_by_role("button", name="Run").wait_for(timeout=20_000)
-    screenshot(page, f"class-form-{width}x{height}")
+    assert page.get_by_test_id("stSidebar").is_visible()
+    screenshot(page, "class-form-1920x1080")
 
 
 def test_a_fresh_server_shows_no_file_change_banner_on_the_first_watch_visit(
