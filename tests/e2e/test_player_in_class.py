@@ -13,6 +13,7 @@ from browser_helpers import (
     choose_solver,
     film_player,
     open_watch,
+    painted_agreement,
     screenshot,
 )
 
@@ -226,6 +227,54 @@ def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
     page.get_by_role("button", name="Run").wait_for(timeout=20_000)
     assert page.get_by_test_id("stSidebar").is_visible()
     screenshot(page, "class-form-1920x1080")
+
+
+def test_the_film_follows_the_pages_dark_theme(server, page):
+    """The app follows the browser's light or dark setting (and the choice in Streamlit's
+    menu): on a dark page the film is dark too, the decision function fading into the page's
+    background, and it follows a change of theme at once."""
+
+    def colours():
+        return player.evaluate("""() => {
+            const { nx, ny, x, y } = args.grid, k = film.frame, step = args.fill_steps;
+            const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
+            const l = document.getElementById('plot')._fullLayout, r = devicePixelRatio || 1;
+            const data = under.getContext('2d').getImageData(0, 0, under.width, under.height)
+                .data;
+            // the fill where f is near 0 but away from the boundary line
+            const near = [];
+            for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
+                const f = values[j * nx + i] / step;
+                if (Math.abs(f) > 0.15 && Math.abs(f) < 0.3) {
+                    const px = l.xaxis._offset + l.xaxis.l2p(x[0] + i * (x[1] - x[0]) / (nx - 1));
+                    const py = l.yaxis._offset + l.yaxis.l2p(y[0] + j * (y[1] - y[0]) / (ny - 1));
+                    const at = 4 * (Math.round(py * r) * under.width + Math.round(px * r));
+                    near.push((data[at] + data[at + 1] + data[at + 2]) / 3);
+                }
+            }
+            const grey = (css) => { const [r, g, b] = css.match(/[0-9.]+/g).map(Number);
+                                    return (r + g + b) / 3; };
+            return { dark: film.dark, near: near.reduce((a, b) => a + b, 0) / near.length,
+                     page: grey(getComputedStyle(document.body).backgroundColor),
+                     text: grey(getComputedStyle(document.getElementById('title')).color),
+                     ticks: grey(document.querySelector('#plot .xtick text').style.fill) };
+        }""")
+
+    page.emulate_media(color_scheme="dark")
+    player = watch(page, server, solver="ContinuationS3VM", params={})
+    player.wait_for_function("() => film.dark", timeout=10_000)
+    dark = colours()
+    path = screenshot(page, "class-dark-theme")
+    assert dark["page"] < 60 and dark["near"] < 80, (dark, path)
+    assert dark["text"] > 180 and dark["ticks"] > 150, (dark, path)
+    # blue where f > 0, vermillion where f < 0 (near f = 0 the fill is the page's background,
+    # a dark grey whose red and blue are nearly equal)
+    painted = painted_agreement(player)
+    assert painted["agree"] > 0.95, painted
+    page.emulate_media(color_scheme="light")
+    player.wait_for_function("() => !film.dark", timeout=10_000)
+    light = colours()
+    assert light["page"] > 240 and light["near"] > 200 and light["text"] < 80, light
 
 
 def test_a_fresh_server_shows_no_file_change_banner_on_the_first_watch_visit(
