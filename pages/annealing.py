@@ -109,8 +109,11 @@ with curves:
                     width="stretch", config={"displaylogo": False})
     st.caption(
         "Entropy S(p) and objective J_T at the end of each temperature; annealing reads left "
-        "to right. DA stops when the entropy is below ε = 1e-6 (Table 1): every p is then 0 "
-        "or 1. The dotted line is the chosen T."
+        "to right. DA lowers T until the entropy is below ε = 1e-6 (Table 1; within ε of the "
+        "least entropy the balance (5) allows when it keeps one p fractional), then returns "
+        "the state of lowest objective along the path (§3): it may come from a higher T, "
+        "where p is still soft, and the table below shows that state's entropy. The dotted "
+        "line is the chosen T."
     )
 
 cells = st.columns(4)

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from ui import state
-from ui.figures import shipped, soft_labels_figure, stage_text
+from ui.figures import returned_state, shipped, soft_labels_figure, stage_text
 from ui.film import film_id
 from ui.forms import (
     number_box,
@@ -30,6 +30,15 @@ from ui.runs import (
 from ui.sidebar import start_page
 from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
 
+#: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
+#: wide page's margins make way for the film.
+PRESENTATION_STYLE = """<style>
+[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"], [data-testid="stHeader"],
+[data-testid="stToolbar"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 1rem 1rem !important;
+                                       max-width: none !important; }
+</style>"""
+
 start_page()
 X, _, X2, labels = current_data()
 
@@ -38,6 +47,10 @@ X, _, X2, labels = current_data()
 # player drawn at another place would be a new one, loading plotly.js again).
 presenting = st.session_state[state.PRESENTATION]
 dataset = st.session_state[state.DATASET]
+if presenting:
+    # The film as large as the screen: no sidebar, no Streamlit header or toolbar, narrow page
+    # margins (the presentation toggle above the film brings them back).
+    st.html(PRESENTATION_STYLE)
 with st.container():
     if presenting:
         picker, baseline_column, presentation_column, form_column = st.columns(
@@ -47,8 +60,10 @@ with st.container():
         picker, form_column = st.columns([1, 3])
         baseline_column = presentation_column = picker
     with picker:
+        # (presenting, the box's label gives its row's height to the film)
         solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
-                              format_func=solver_title)
+                              format_func=solver_title,
+                              label_visibility="collapsed" if presenting else "visible")
         if not presenting:
             st.caption(SOLVERS[solver].paper)
     show_baseline = baseline_column.toggle("supervised SVM boundary (dashed)",
@@ -133,7 +148,8 @@ chosen = st.session_state[state.FRAME]
 with preview[0] if preview else nullcontext():
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
-         st.session_state[state.FILM_LOOP], key=state.FILM, on_change=state.follow_film,
+         st.session_state[state.FILM_LOOP], name=f"{solver}-{dataset}".lower().replace("_", "-"),
+         key=state.FILM, on_change=state.follow_film,
          args=(frame_states,))
 if scalable_note:
     st.caption(scalable_note)
@@ -152,7 +168,9 @@ if len(frame_states) > 1:
                           "jumps to it.")
 
 shown = run.states[chosen]
-details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown)}"]
+# DA's last state is the best of its path, named as in the film's title
+best_of_path = chosen == n_states - 1 and returned_state(run.states) is not None
+details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown, best_of_path)}"]
 details += [f"{k} = {v:.4g}" for k, v in shown.extras.items() if np.ndim(v) == 0]
 st.caption(" · ".join(details))
 if "p" in shown.extras:

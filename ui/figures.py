@@ -56,7 +56,7 @@ def _points_trace(X2, labels, predicted=None, name="points") -> go.Scatter:
                 # an array: plotly checks a list of symbol names one by one (0.08 s at
                 # n = 2000, most of a running solver's preview figure), an array at once
                 "symbol": np.asarray(symbols), "size": sizes,
-                "line": {"color": "black", "width": widths}},
+                "line": {"color": OUTLINE_COLOR, "width": widths}},
         hovertemplate="point %{customdata}<extra></extra>", showlegend=False,
     )
 
@@ -107,11 +107,31 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
 PLAYER_HEIGHT = 600
 
 
-def stage_text(state) -> str:
+def stage_text(state, returned: bool = False) -> str:
+    """The stage a state belongs to, as the film's title: "T = 0.26 · iteration 3". A final
+    state that ``returned`` to an earlier one (``returned_state``) is named for what it is:
+    "best state of the path, reached at T = 0.26"."""
     name = STAGE_NAMES.get(state.stage, state.stage)
-    if math.isnan(state.stage_value):
+    value = "" if math.isnan(state.stage_value) else f" = {state.stage_value:.3g}"
+    if returned:
+        return f"best state of the path, reached at {name}{value}"
+    if not value:
         return f"{name} · iteration {state.iteration}"
-    return f"{name} = {state.stage_value:.3g} · iteration {state.iteration}"
+    return f"{name}{value} · iteration {state.iteration}"
+
+
+def returned_state(states) -> int | None:
+    """Index of the earlier state the "final" state repeats when it is not where the path
+    ended: deterministic annealing returns the state of lowest objective along its path
+    (Sindhwani et al. 2006, §3), whose T is higher than the path's last. None when the final
+    state is the path's last (every other solver)."""
+    final = states[-1]
+    for index in range(len(states) - 2, -1, -1):
+        earlier = states[index]
+        if (earlier.step < final.step and earlier.intercept == final.intercept
+                and np.array_equal(earlier.coef, final.coef)):
+            return None if index == len(states) - 2 else index
+    return None
 
 
 #: DECISION_SCALE as the fills of boundaries show it: at 0.5625 opacity over white.
@@ -130,6 +150,28 @@ def fill_values(decisions: np.ndarray) -> np.ndarray:
 #: The level lines drawn over a decision function: the boundary f = 0 and the margins f = +-1.
 LEVEL_LINES = (-1, 0, 1)
 LEVEL_LINE_COLOR = "rgba(0,0,0,0.75)"
+
+# The film's other colours (figures.player_figure), named for DARK_COLORS.
+BASELINE_COLOR = "#666666"      # the supervised SVM's dashed boundary
+OBJECTIVE_COLOR = "#555555"     # the objective chart's line
+NOTE_COLOR = "#777777"          # "no outer parameter"
+ZERO_LABEL_COLOR = "#00694c"    # "α = 0" over a zero band
+BEST_COLOR = "#CC79A7"          # the best state's marks (Okabe–Ito reddish purple)
+BEST_LABEL_COLOR = "#A0527F"    # "best state" on the stage chart, darker to read as text
+OUTLINE_COLOR = "black"         # the labeled points' outline
+
+#: The film on a dark page (Streamlit's dark theme): each colour of the figure that would
+#: vanish there, and the one the player draws instead.
+DARK_COLORS = {LEVEL_LINE_COLOR: "rgba(255,255,255,0.8)", BASELINE_COLOR: "#B8B8B8",
+               OBJECTIVE_COLOR: "#D0D0D0", NOTE_COLOR: "#A8A8A8",
+               ZERO_LABEL_COLOR: "#62D6AB", BEST_LABEL_COLOR: "#F2A7D0", OUTLINE_COLOR: "white",
+               # the points: the classes' lighter Okabe–Ito colours (orange, sky blue) stand
+               # out from the dark fill, where vermillion and blue sink into it
+               CLASS_COLORS[0]: "#E69F00", CLASS_COLORS[1]: "#56B4E9"}
+#: On a dark page the decision function runs from the page's background (f = 0) to the
+#: class colours at this opacity over it (f = ±DECISION_RANGE), as DECISION_FILL runs from
+#: white; a lighter fill would hide the class-coloured points.
+DARK_FILL_OPACITY = 0.4
 
 
 def decision_traces(grid_x, grid_y, decisions: np.ndarray, lines: tuple = LEVEL_LINES) -> list:
@@ -175,30 +217,52 @@ def _spans_decades(values: np.ndarray) -> bool:
     return positive.size > 1 and positive.max() >= 100 * positive.min()
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(exponent: int, plain: bool) -> str:
+    """10^exponent as a tick label: a plain number ("0.01", "100"), or 10 with a superscript
+    exponent ("10⁻⁵"; 1 and 10 as themselves, as plotly writes them)."""
+    if plain or exponent in (0, 1):
+        return f"{10.0**exponent:g}"
+    return "10" + str(exponent).translate(_SUPERSCRIPTS)
+
+
 def _log_axis(fig: go.Figure, values: np.ndarray, row: int, col: int) -> None:
-    """A log y axis with a label at every power of ten (or every few when there are many),
-    none in between: plotly's "2, 5" between the decades crowd a small chart."""
+    """A log y axis labelled at powers of ten only (every one, or every few over many
+    decades): plotly's own labels put "2, 5" between the decades, which crowd a small chart,
+    and write small numbers with SI prefixes ("100µ" for 1e-4). Plain numbers while every
+    label lies between 0.001 and 1000, powers of ten ("10⁻⁵") otherwise."""
     positive = _positive(values)
-    decades = math.log10(positive.max() / positive.min())
-    fig.update_yaxes(type="log", dtick=max(1, math.ceil(decades / 4)), row=row, col=col)
+    # the powers of ten within the values (they span two decades or more: _spans_decades)
+    low = math.ceil(math.log10(positive.min()) - 1e-9)
+    high = math.floor(math.log10(positive.max()) + 1e-9)
+    exponents = range(low, high + 1, max(1, math.ceil((high - low) / 5)))
+    plain = -3 <= low and high <= 3
+    fig.update_yaxes(type="log", tickmode="array", tickvals=[10.0**k for k in exponents],
+                     ticktext=[_power_of_ten(k, plain) for k in exponents], row=row, col=col)
 
 
 def _zero_bands(fig: go.Figure, steps, values: np.ndarray, name: str, row: int,
                 col: int) -> None:
     """Shade and label the steps where a stage value on a log axis is 0 ("α = 0"): a log
-    axis has no place for 0, and the chart must not look as if the path began later."""
+    axis has no place for 0, and the chart must not look as if the path began later. The
+    label stands inside the chart, from the band's edge towards the chart's middle: centred
+    on a band at the chart's edge it ran into the axis's tick labels ("C*1= 0")."""
     zero = np.r_[False, values == 0, False]
     starts, ends = np.flatnonzero(~zero[:-1] & zero[1:]), np.flatnonzero(zero[:-1] & ~zero[1:])
+    middle = (steps[0] + steps[-1]) / 2
     for first, last in zip(starts, ends - 1, strict=True):
+        side = "left" if steps[first] < middle else "right"
         fig.add_vrect(x0=steps[first], x1=steps[last], row=row, col=col, line_width=0,
                       fillcolor="#009E73", opacity=0.15, layer="below",
-                      annotation_text=f"{name} = 0", annotation_position="top",
-                      annotation_font={"color": "#00694c", "size": 13})
+                      annotation_text=f"{name} = 0", annotation_position=f"inside top {side}",
+                      annotation_font={"color": ZERO_LABEL_COLOR, "size": 14})
 
 
 #: The film's boundary plot takes this share of the figure's width; the objective and stage
 #: charts share the rest (the boundary is what a class must see).
-BOUNDARY_SHARE = 0.7
+BOUNDARY_SHARE = 0.72
 
 
 def player_figure(run, X2: np.ndarray, labels: np.ndarray,
@@ -213,17 +277,24 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     paints each frame's decision function beneath the (transparent) plot; for data with more
     dimensions the points are coloured by their decision value. ``baseline_decisions``
     (grid-shaped) adds the supervised SVM's f = 0 as a dashed line, named in a legend above
-    the boundary plot.
+    the boundary plot. A final state that returned to an earlier one (``returned_state``:
+    DA's best state of the path) is not joined to the path's lines, which would jump back up
+    at the end, but marked apart and named on the stage chart. The 2-D view of data with more
+    dimensions is its first two principal components (``toy_data.project_2d``): its axes say
+    so.
     """
     on_grid = run.grid_decisions is not None
     stage = STAGE_NAMES.get(run.states[-1].stage, run.states[-1].stage)
-    steps = [s.step for s in run.states]
-    objectives = np.array([s.objective for s in run.states])
-    stage_values = np.array([s.stage_value for s in run.states])
+    returned = returned_state(run.states)
+    path = run.states if returned is None else run.states[:-1]
+    steps = [s.step for s in path]
+    objectives = np.array([s.objective for s in path])
+    stage_values = np.array([s.stage_value for s in path])
     has_stages = bool(np.isfinite(stage_values).any())
     fig = make_subplots(
         rows=2, cols=2, column_widths=[BOUNDARY_SHARE, 1 - BOUNDARY_SHARE],
-        specs=[[{"rowspan": 2}, {}], [None, {}]], horizontal_spacing=0.07,
+        # without a grid the decision's colour bar stands between the plot and the charts
+        specs=[[{"rowspan": 2}, {}], [None, {}]], horizontal_spacing=0.06 if on_grid else 0.13,
         vertical_spacing=0.2, shared_xaxes=True,
         subplot_titles=("", "objective", f"{stage} (outer parameter)" if has_stages
                         else "stage value"),
@@ -239,20 +310,23 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         # the colour bar in the gap between the boundary plot and the charts
         fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1],
                                       fig.layout.xaxis.domain[1] + 0.005), row=1, col=1)
-    fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": "#555555"},
+    fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": OBJECTIVE_COLOR},
                              showlegend=False, name="objective"), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},
                              showlegend=False, name="stage value"), row=2, col=2)
     finite_objectives = objectives[np.isfinite(objectives)]
     if np.all(finite_objectives > 0) and _spans_decades(objectives):
         _log_axis(fig, objectives, row=1, col=2)
-    if _spans_decades(stage_values) and not np.any(stage_values < 0):
+    log_stage = _spans_decades(stage_values) and not np.any(stage_values < 0)
+    if log_stage:
         _log_axis(fig, stage_values, row=2, col=2)
         _zero_bands(fig, steps, stage_values, stage, row=2, col=2)
+    if returned is not None:
+        _returned_marks(fig, run.states, returned, stage, log_stage)
     if not has_stages:
         fig.add_annotation(text="no outer parameter<br>(no γ, T, C* or α schedule)",
                            showarrow=False, xref="x3 domain", yref="y3 domain", x=0.5, y=0.5,
-                           font={"color": "#777777"})
+                           font={"color": NOTE_COLOR})
         fig.update_yaxes(showticklabels=False, row=2, col=2)
     if baseline_decisions is not None and on_grid:
         # f quantised like the fill (int8): an eighth of the bytes of floats, and the
@@ -260,14 +334,15 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         fig.add_trace(go.Contour(
             x=run.grid_x, y=run.grid_y, z=fill_values(baseline_decisions),
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
-            line={"width": 2, "dash": "dash", "color": "#666666"}, showscale=False,
+            line={"width": 2, "dash": "dash", "color": BASELINE_COLOR}, showscale=False,
             showlegend=True, name="supervised SVM", hoverinfo="skip"), row=1, col=1)
     transparent = "rgba(0,0,0,0)"  # the player paints the decision function beneath
     # template "none": plotly.js's own axes, wherever the figure is built. The default
     # template is plotly's in a solver's process and Streamlit's wherever Streamlit is
     # imported; plotly's draws white grid lines, which vanish on the transparent plot.
-    fig.update_layout(template="none", height=PLAYER_HEIGHT,
-                      margin={"l": 40, "r": 10, "t": 34, "b": 40},
+    # 14 px type: tick labels read from the back of a room on a projector
+    fig.update_layout(template="none", height=PLAYER_HEIGHT, font={"size": 14},
+                      margin={"l": 48 if on_grid else 70, "r": 10, "t": 34, "b": 52},
                       plot_bgcolor=transparent, paper_bgcolor=transparent,
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1,
                               "yanchor": "bottom", "font": {"size": 14},
@@ -279,9 +354,37 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
     _square_axes(fig, row=1, col=1)
     # one step axis for both charts, over the whole path (a log axis drops zeros, and the
     # stage chart would otherwise start where its first positive value is)
-    fig.update_xaxes(range=[steps[0], steps[-1]], row=1, col=2)
-    fig.update_xaxes(range=[steps[0], steps[-1]], title_text="step", row=2, col=2)
+    last = run.states[-1].step
+    fig.update_xaxes(range=[steps[0], last], row=1, col=2)
+    fig.update_xaxes(range=[steps[0], last], title_text="step", row=2, col=2)
+    if not on_grid:
+        fig.update_xaxes(title_text="PC 1", row=1, col=1)
+        fig.update_yaxes(title_text="PC 2", row=1, col=1)
     return fig
+
+
+def _returned_marks(fig: go.Figure, states, returned: int, stage: str, log_stage: bool) -> None:
+    """The final state that returned to ``states[returned]`` on the film's charts: a dotted
+    line at its value from where it was reached to the end of the path, a star at the end (the
+    progress marker's place on the last frame), and on the stage chart its name."""
+    reached, final = states[returned], states[-1]
+    for row, value in ((1, final.objective), (2, final.stage_value)):
+        if not math.isfinite(value):
+            continue
+        fig.add_trace(go.Scatter(
+            x=[reached.step, final.step], y=[value, value], mode="lines+markers",
+            line={"color": BEST_COLOR, "width": 2, "dash": "dot"},
+            marker={"symbol": ["circle-open", "star"], "size": [9, 13], "color": BEST_COLOR,
+                    "line": {"width": 2, "color": BEST_COLOR}},
+            showlegend=False, name="best state of the path", cliponaxis=False,
+            hovertemplate="best state of the path: step %{x}, %{y:.3g}<extra></extra>"),
+            row=row, col=2)
+    if math.isfinite(final.stage_value) and (final.stage_value > 0 or not log_stage):
+        y = math.log10(final.stage_value) if log_stage else final.stage_value
+        # above the dotted line, ending at the star: the path falls below it there
+        fig.add_annotation(x=final.step, y=y, xref="x3", yref="y3", text="best state",
+                           showarrow=False, xanchor="right", yanchor="bottom", yshift=3,
+                           font={"color": BEST_LABEL_COLOR, "size": 14})
 
 
 def running_figure(state, n_states: int, grid, decision, X2: np.ndarray,

@@ -30,6 +30,8 @@ from toy_data import UNLABELED
 from ui.comparison import unlabeled_error
 from ui.figures import (
     CLASS_COLORS,
+    DARK_COLORS,
+    DARK_FILL_OPACITY,
     DECISION_FILL,
     DECISION_SCALE,
     FILL_LIMIT,
@@ -39,6 +41,7 @@ from ui.figures import (
     fill_values,
     player_figure,
     point_style,
+    returned_state,
     stage_text,
 )
 from ui.params import FILM_SPEEDS
@@ -94,8 +97,17 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     and, given the true labels ``y_true``, the unlabeled error, with its difference to the
     supervised SVM's (``baseline``) as a note that says whether it is better."""
     shown = [run.states[i] for i in run.frames]
+    step = {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]}
+    returned = returned_state(run.states)
+    if returned is not None:  # DA's last frame: the best state, not where the path ended
+        reached = run.states[returned]
+        step["notes"] = [""] * (len(shown) - 1) + [
+            f"the best state of the path, from step {reached.step}"]
+        step["better"] = [None] * len(shown)
+        step["help"] = ("The solver returns the state of lowest objective along its path "
+                        "(DA: Sindhwani et al. 2006, §3), not the path's last.")
     numbers = [
-        {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]},
+        step,
         {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
         {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
     ]
@@ -107,10 +119,18 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     if baseline is not None and np.any(labels == UNLABELED):
         reference = unlabeled_error(baseline.decision, labels, y_true)
         change = np.round(100 * (errors - reference), 1)
-        error["notes"] = [f"{c:+.1f} points vs supervised SVM" if c else
+        error["notes"] = [f"{c:+.1f} percentage points vs supervised SVM" if c else
                           "as the supervised SVM" for c in change]
         error["better"] = [None if c == 0 else bool(c < 0) for c in change]
     return [*numbers, error]
+
+
+def film_titles(run) -> list[str]:
+    """The film's title over each frame: the stage (``figures.stage_text``), and on the last
+    frame of a solver that returned to an earlier state, what that state is."""
+    last = len(run.states) - 1
+    returned = returned_state(run.states) is not None
+    return [stage_text(run.states[i], returned and i == last) for i in run.frames]
 
 
 def _aspect(run, X2: np.ndarray) -> float:
@@ -154,12 +174,17 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         "fill_steps": FILL_STEPS,
         "lines": list(LEVEL_LINES),
         "line_color": LEVEL_LINE_COLOR,
+        # on a dark page (Streamlit's dark theme) the player fades the scale's ends into the
+        # page's background itself, and swaps the figure's colours
+        "fill_ends": _levels(DECISION_SCALE)[[0, -1]].tolist(),
+        "dark_fill_opacity": DARK_FILL_OPACITY,
+        "dark_colors": DARK_COLORS,
         "points": zlib.compress(np.asarray(points).astype(np.uint8).tobytes()),
         "point_colors": palette,
         "n_points": len(labels),
         "points_trace": 0,
         "states": run.frames.tolist(),
-        "titles": [stage_text(s) for s in shown],
+        "titles": film_titles(run),
         "steps": [s.step for s in shown],
         "numbers": film_numbers(run, labels, y_true, baseline),
         "progress": [

@@ -8,6 +8,11 @@ points' colours on plotly's markers (a plotly restyle would redraw the figure), 
 progress markers of the objective and stage-value charts and shows the frame's numbers. Its
 arguments (``ui.film.film_args``) are built in the solver's process.
 
+The player saves what it shows (``player_frontend/player.js``, its "Save" row): the frame on
+screen as a PNG and the film as an animated GIF, drawn in the browser by the same code that
+draws the film (``gif.js`` writes the GIF), and itself with its film as one HTML file that
+plays offline (plotly.js inlined). It follows Streamlit's theme (light or dark).
+
 The page shows the details of the state the film stopped on (Pause, Step, the scrubber, the
 end of Play): the component returns ``{"film": its id, "state": index into run.states or None,
 "speed", "loop", "report": a count}``; ``state`` is None when only the speed or the loop
@@ -17,6 +22,7 @@ changed.
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,6 +31,8 @@ import plotly
 import streamlit.components.v1 as components
 
 FRONTEND = Path(__file__).with_name("player_frontend")
+#: The player's own files: its page, the GIF writer and the player.
+FRONTEND_FILES = ("index.html", "gif.js", "player.js")
 #: The installed plotly package's own plotly.js, so the player and the package agree.
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 
@@ -41,7 +49,7 @@ def _served_folder() -> Path:
     """
     folder = Path(tempfile.mkdtemp(prefix="s3vm-explorer-player-"))  # this process's own
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    for source in (FRONTEND / "index.html", FRONTEND / "player.js", PLOTLY_JS):
+    for source in (*(FRONTEND / name for name in FRONTEND_FILES), PLOTLY_JS):
         shutil.copyfile(source, folder / source.name)
     return folder
 
@@ -50,13 +58,17 @@ _film_player = components.declare_component("film_player", path=str(_served_fold
 
 
 def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
-         loop: bool = False, key: str | None = None, on_change=None, **callback):
+         loop: bool = False, name: str = "s3vm-film", key: str | None = None,
+         on_change=None, args: tuple = ()):
     """Draw the player for a film (``arguments``: ``ui.film.film_args``' without its id) under
     the id ``identity`` (``ui.film.film_id``); it shows frame ``frame`` when the film is new or
-    ``jump`` has changed since its last call (the page asks it to jump). ``callback`` holds
-    ``on_change``'s ``args``. Returns the player's last report (None before any): see the
-    module's docstring."""
+    ``jump`` has changed since its last call (the page asks it to jump). ``name`` begins the
+    names of the files it saves. ``on_change(*args)`` hears of each report. Returns the
+    player's last report (None before any): see the module's docstring."""
+    # A component's call has no ``args`` for its callback (it would be one more argument of
+    # the component's own): the callback takes them bound.
+    callback = functools.partial(on_change, *args) if on_change is not None else None
     return _film_player(**{**arguments, "film": identity, "speed": float(speed),
-                           "loop": bool(loop)},
-                        frame=int(frame), jump=jump, key=key, on_change=on_change,
-                        default=None, **callback)
+                           "loop": bool(loop), "name": name},
+                        frame=int(frame), jump=jump, key=key, on_change=callback,
+                        default=None)

@@ -68,6 +68,19 @@ def film_player(page, timeout: float = 60.0):
     return frame
 
 
+def open_watch(page, server: str, scenario: dict):
+    """The Watch page of a scenario link, once its film is drawn. The app's root is opened
+    first: a session whose first page is opened by its own address runs without the router
+    once, and the player is drawn anew at the next rerun (its frame detached)."""
+    import json
+    from urllib.parse import quote
+
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
+    return film_player(page)
+
+
 def painted_agreement(player) -> dict:
     """Whether the player painted the decision function of the frame on screen where it
     belongs: at every grid node away from the level lines (|f| and |f -+ 1| above 0.2), is the

@@ -9,6 +9,7 @@ import pytest
 from browser_helpers import (
     film_player,
     metric,
+    open_watch,
     page_position,
     painted_agreement,
     screenshot,
@@ -54,12 +55,21 @@ def test_box_selection_labels_every_point_inside(server, page):
     screenshot(page, "box-selection")
 
 
+#: cS3VM on the two moons with one label per class: the film of the tests below (one run,
+#: cached by the server after the first).
+FILM = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"33": 0, "56": 1},
+        "solver": "ContinuationS3VM", "params": {"sigma": 0.3}}
+
+
+def wait_for_details(page, state_index):
+    """The page's details slider shows this state (the player reported it)."""
+    page.wait_for_function(
+        "v => document.querySelector('input[aria-label=\"state details\"]')"
+        "?.getAttribute('aria-valuetext') === `state ${v}`", arg=state_index, timeout=20_000)
+
+
 def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
-    scenario = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0,
-                "labels": {"33": 0, "56": 1}, "solver": "ContinuationS3VM",
-                "params": {"sigma": 0.3}}
-    page.goto(f"{server}/watch?scenario={quote(json.dumps(scenario))}")
-    player = film_player(page)
+    player = open_watch(page, server, FILM)
     n_frames = player.evaluate("() => args.states.length")
     assert player.evaluate("() => film.frame") == n_frames - 1  # a new run shows its end
     assert player.locator("#title").text_content().startswith("γ = ")
@@ -103,6 +113,147 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
         details.focus()
         page.keyboard.press("Home")
         player.wait_for_function("() => film.frame === 0", timeout=20_000)
+
+
+def test_the_keyboard_drives_the_film_once_it_has_the_focus(server, page):
+    """Space plays and pauses, the arrows step, Home and End go to the ends, once the film is
+    clicked; the controls' tooltips say so."""
+    player = open_watch(page, server, FILM)
+    last = player.evaluate("() => args.states.length - 1")
+    tips = {name: player.locator(name).get_attribute("title")
+            for name in ("#controls", "#play", "#pause", "#back", "#forward", "#scrub")}
+    assert all(key in tips["#controls"] for key in ("space", "←", "→", "Home", "End")), tips
+    assert "(space)" in tips["#play"] and "(space)" in tips["#pause"]
+    assert "(←)" in tips["#back"] and "(→)" in tips["#forward"]
+    assert "Home" in tips["#scrub"] and "End" in tips["#scrub"]
+
+    def frame_after(key, expected):
+        page.keyboard.press(key)
+        player.wait_for_function(f"() => film.frame === {expected}", timeout=5_000)
+
+    player.locator("#title").click()  # the film takes the focus
+    frame_after("Home", 0)
+    frame_after("ArrowRight", 1)
+    frame_after("ArrowRight", 2)
+    frame_after("ArrowLeft", 1)
+    wait_for_details(page, player.evaluate("() => args.states[1]"))  # reported to the page
+    frame_after("End", last)
+    frame_after("Home", 0)
+    page.keyboard.press(" ")
+    player.wait_for_function("() => film.playing && film.frame > 2", timeout=10_000)
+    page.keyboard.press(" ")
+    paused = player.evaluate("() => [film.playing, film.frame]")
+    assert paused[0] is False and 0 < paused[1] < last
+    # a focused button takes the space once: Play, then space, pauses (no second click)
+    player.get_by_text("▶ Play", exact=True).click()
+    page.keyboard.press(" ")
+    time.sleep(0.3)
+    assert player.evaluate("() => film.playing") is False
+    # the speed box keeps its own keys
+    frame = player.evaluate("() => film.frame")
+    player.locator("#speed").focus()
+    page.keyboard.press("ArrowRight")
+    assert player.evaluate("() => [film.playing, film.frame]") == [False, frame]
+
+
+def saved(page, player, selector: str, path):
+    """Click ``selector`` in the player and keep the file it downloads at ``path``."""
+    with page.expect_download(timeout=120_000) as download:
+        player.locator(selector).click()
+    download.value.save_as(path)
+    return path
+
+
+def drawn_share(image, rgb, tolerance=12) -> float:
+    """The share of an image's pixels within ``tolerance`` of the colour ``rgb``."""
+    pixels = np.asarray(image.convert("RGB"), dtype=int)
+    return float(np.mean(np.all(np.abs(pixels - rgb) <= tolerance, axis=-1)))
+
+
+def test_the_film_is_saved_as_a_png_a_gif_and_a_page_that_plays_offline(
+        server, page, browser, tmp_path):
+    """The camera and the Save row: the frame with its decision function and boundary (plotly's
+    camera saved the points and the dashed SVM only), the film as an animated GIF of every
+    frame, and one HTML file that plays the film with the network off."""
+    from PIL import Image
+
+    from ui.figures import DECISION_FILL
+
+    player = open_watch(page, server, FILM)
+    n_frames = player.evaluate("() => args.states.length")
+    blue, vermillion = ([int(c) for c in DECISION_FILL[end][1][4:-1].split(",")]
+                        for end in (-1, 0))
+
+    # the camera over the film saves the player's picture of the frame
+    player.locator("#plot").hover()
+    assert player.locator('.modebar-btn[data-title^="Download plot"]').count() == 0
+    camera = '.modebar-btn[data-title="save this frame as a PNG, with everything drawn"]'
+    frame = Image.open(saved(page, player, camera, tmp_path / "camera.png"))
+    assert frame.size[0] == 1920
+    # the decision function fills the boundary plot: both saturated fill colours are there
+    assert drawn_share(frame, blue) > 0.02 and drawn_share(frame, vermillion) > 0.02
+    assert drawn_share(frame, (64, 64, 64), tolerance=40) > 0.002  # the level lines
+
+    # the Save row says each file's size before it is saved
+    player.get_by_text("⤓ Save", exact=True).click()
+    png_text = player.locator("#png").text_content()
+    gif_text = player.locator("#gif").text_content()
+    assert png_text.startswith("PNG of this frame · 1920 × ") and png_text.endswith(" px")
+    width, height = (int(v) for v in gif_text.split(" · ")[1].split(" px")[0].split(" × "))
+    assert f"{n_frames} frames" in gif_text and width == 960 and 0.4 <= height / width <= 0.62
+    player.locator("#html:not([hidden])").wait_for(timeout=30_000)
+    page_text = player.locator("#html").text_content()
+    assert page_text.startswith("Save the film as a page that plays offline · ")
+    assert page_text.endswith(" MB")
+    assert Image.open(saved(page, player, "#png", tmp_path / "frame.png")).size == frame.size
+
+    # the GIF: made in the browser, its size said, then saved
+    player.locator("#gif").click()
+    player.locator("#gif-save:not([hidden])").wait_for(timeout=120_000)
+    gif_size = player.locator("#gif-save").text_content()
+    assert gif_size.startswith("Save the GIF · ") and gif_size.endswith(" MB")
+    gif = Image.open(saved(page, player, "#gif-save", tmp_path / "film.gif"))
+    assert gif.size == (width, height) and gif.n_frames == n_frames
+    assert float(gif_size.split(" · ")[1][:-3]) == pytest.approx(
+        (tmp_path / "film.gif").stat().st_size / 1e6, abs=0.06)
+    durations = []
+    for k in range(n_frames):
+        gif.seek(k)
+        durations.append(gif.info["duration"])
+    assert durations[0] == 50 and durations[-1] == 3000  # the result is held, then it loops
+    gif.seek(0)
+    first = np.asarray(gif.convert("RGB"), dtype=int)
+    gif.seek(n_frames - 1)
+    final = gif.convert("RGB")
+    assert np.mean(np.any(first != np.asarray(final, dtype=int), axis=-1)) > 0.05  # it moves
+    assert drawn_share(final, blue) > 0.02 and drawn_share(final, vermillion) > 0.02
+
+    # the page: plotly.js inside, it plays offline with the player's controls
+    html = saved(page, player, "#html", tmp_path / "film.html")
+    offline = browser.new_page()
+    asked = []
+
+    def refuse(route):
+        asked.append(route.request.url)
+        route.abort()
+
+    try:
+        offline.context.set_offline(True)
+        offline.route(lambda url: not url.startswith("file:"), refuse)
+        offline.goto(html.as_uri())
+        offline.wait_for_function("() => window.film && film.films === 1", timeout=30_000)
+        assert offline.evaluate("() => film.frame") == n_frames - 1
+        offline.get_by_text("▶ Play", exact=True).click()
+        offline.wait_for_function("() => !film.playing", timeout=30_000)
+        assert offline.evaluate("() => film.drawn.length") == n_frames
+        assert painted_agreement(offline)["agree"] > 0.98  # the last frame, as in the app
+        screenshot(offline, "player-saved-page-offline")
+        offline.keyboard.press("Home")
+        assert offline.evaluate("() => film.frame") == 0
+    finally:
+        offline.context.set_offline(False)
+        offline.close()
+    assert asked == []
 
 
 def test_a_slow_solver_shows_its_boundary_while_it_runs(server, page):

@@ -8,7 +8,14 @@ import time
 from urllib.parse import quote, unquote
 
 import pytest
-from browser_helpers import PLAYER, choose_solver, film_player, screenshot
+from browser_helpers import (
+    PLAYER,
+    choose_solver,
+    film_player,
+    open_watch,
+    painted_agreement,
+    screenshot,
+)
 
 from ui.player import FRONTEND, PLOTLY_JS
 
@@ -18,13 +25,8 @@ MOONS = {"dataset": "two_moons", "n": 200, "noise": 0.1, "seed": 0, "labels": {"
 
 
 def watch(page, server, **scenario):
-    """The Watch page of a scenario link, once its film is drawn. The app's root is opened
-    first: on a fresh server, a page opened first by its own address runs without the
-    router once, and the player is drawn anew at the next rerun."""
-    page.goto(server)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-    page.goto(f"{server}/watch?scenario={quote(json.dumps({**MOONS, **scenario}))}")
-    return film_player(page)
+    """The Watch page of the two moons with these settings, once its film is drawn."""
+    return open_watch(page, server, {**MOONS, **scenario})
 
 
 def wait_for_new_film(page, old_id):
@@ -168,31 +170,111 @@ def layout_on_screen(page, player) -> dict:
     return sizes
 
 
-@pytest.mark.parametrize("width, height", [(1400, 900), (1920, 1080)])
-def test_presentation_mode_fills_a_projector_with_the_boundary(server, page, width, height):
-    page.set_viewport_size({"width": width, "height": height})
+#: Screens a lecturer meets: an old projector, a laptop, a full-HD projector.
+SCREENS = [(1024, 768), (1400, 900), (1920, 1080)]
+
+
+def smallest_tick(player) -> float:
+    """The smallest tick label of the film's figure, in CSS pixels."""
+    return player.evaluate("""() => Math.min(...[...document.querySelectorAll(
+        '#plot .xtick text, #plot .ytick text, #plot .x2tick text, #plot .y2tick text, '
+        + '#plot .x3tick text, #plot .y3tick text')]
+        .map(t => parseFloat(getComputedStyle(t).fontSize)))""")
+
+
+def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
+    """Presentation mode at each screen size, the window resized as when a projector is
+    plugged in: no sidebar, header or toolbar, the boundary plot 60 % of the screen's width or
+    more, ticks of 14 px or more, the film and its numbers on one screen."""
+    page.set_viewport_size(dict(zip(("width", "height"), SCREENS[0], strict=True)))
     player = watch(page, server, solver="ContinuationS3VM", params={}, presentation=True)
-    time.sleep(0.5)  # let a resize settle
-    sizes = layout_on_screen(page, player)
-    path = screenshot(page, f"class-presentation-{width}x{height}")
-    left, top, plot_width, plot_height = sizes["boundary"]
-    # the boundary is the largest thing: most of the width, several times each chart's area
-    assert plot_width >= 0.55 * sizes["width"], (sizes, path)
-    for chart_width, chart_height in sizes["charts"]:
-        assert plot_width * plot_height > 3 * chart_width * chart_height
-    # equal scales on its axes: the moons keep their shape
-    assert sizes["scale"][0] == pytest.approx(sizes["scale"][1], rel=0.02)
-    # the dashed line's legend stands over the boundary plot, not over the charts
-    legend_left, _, legend_right, legend_bottom = sizes["legend"]
-    assert left - 10 <= legend_left and legend_right <= left + plot_width, sizes
-    assert legend_bottom <= top + 5, sizes
-    # every number reads whole, and the film with its numbers fits on the screen
-    assert sizes["clipped"] == []
-    assert sizes["player_bottom"] <= height, (sizes, path)
+    for test_id in ("stSidebar", "stHeader", "stToolbar"):
+        assert not page.get_by_test_id(test_id).is_visible(), test_id
+    for width, height in SCREENS:
+        page.set_viewport_size({"width": width, "height": height})
+        player.wait_for_function(
+            """() => { const l = document.getElementById('plot')._fullLayout;
+                return Math.abs(l.width - document.getElementById('stage').clientWidth) <= 1; }""",
+            timeout=10_000)
+        time.sleep(0.5)  # let the page take the player's new height
+        sizes = layout_on_screen(page, player)
+        path = screenshot(page, f"class-presentation-{width}x{height}")
+        left, top, plot_width, plot_height = sizes["boundary"]
+        # the boundary is the largest thing: most of the screen, several times each chart
+        assert plot_width >= 0.6 * width, (width, sizes, path)
+        for chart_width, chart_height in sizes["charts"]:
+            assert plot_width * plot_height > 3 * chart_width * chart_height
+        assert smallest_tick(player) >= 14
+        # equal scales on its axes: the moons keep their shape
+        assert sizes["scale"][0] == pytest.approx(sizes["scale"][1], rel=0.02)
+        # the dashed line's legend stands over the boundary plot, not over the charts
+        legend_left, _, legend_right, legend_bottom = sizes["legend"]
+        assert left - 10 <= legend_left and legend_right <= left + plot_width, sizes
+        assert legend_bottom <= top + 5, sizes
+        # every number reads whole, and the film with its numbers fits on the screen
+        assert sizes["clipped"] == []
+        assert sizes["player_bottom"] <= height, (sizes, path)
+        # the toggles above the film say their whole names ("pres…" at 1024 px before)
+        for label in ("presentation", "supervised SVM boundary (dashed)"):
+            cut = page.get_by_text(label, exact=True).evaluate(
+                """el => { for (let at = el; at && at.tagName !== 'LABEL';
+                                at = at.parentElement)
+                               if (at.scrollWidth > at.clientWidth + 1) return true;
+                           return false; }""")
+            assert not cut, (label, width, path)
     # without presentation mode the page has its title and parameter form again
     page.get_by_text("presentation", exact=True).click()
     page.get_by_role("button", name="Run").wait_for(timeout=20_000)
-    screenshot(page, f"class-form-{width}x{height}")
+    assert page.get_by_test_id("stSidebar").is_visible()
+    screenshot(page, "class-form-1920x1080")
+
+
+def test_the_film_follows_the_pages_dark_theme(server, page):
+    """The app follows the browser's light or dark setting (and the choice in Streamlit's
+    menu): on a dark page the film is dark too, the decision function fading into the page's
+    background, and it follows a change of theme at once."""
+
+    def colours():
+        return player.evaluate("""() => {
+            const { nx, ny, x, y } = args.grid, k = film.frame, step = args.fill_steps;
+            const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
+            const l = document.getElementById('plot')._fullLayout, r = devicePixelRatio || 1;
+            const data = under.getContext('2d').getImageData(0, 0, under.width, under.height)
+                .data;
+            // the fill where f is near 0 but away from the boundary line
+            const near = [];
+            for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
+                const f = values[j * nx + i] / step;
+                if (Math.abs(f) > 0.15 && Math.abs(f) < 0.3) {
+                    const px = l.xaxis._offset + l.xaxis.l2p(x[0] + i * (x[1] - x[0]) / (nx - 1));
+                    const py = l.yaxis._offset + l.yaxis.l2p(y[0] + j * (y[1] - y[0]) / (ny - 1));
+                    const at = 4 * (Math.round(py * r) * under.width + Math.round(px * r));
+                    near.push((data[at] + data[at + 1] + data[at + 2]) / 3);
+                }
+            }
+            const grey = (css) => { const [r, g, b] = css.match(/[0-9.]+/g).map(Number);
+                                    return (r + g + b) / 3; };
+            return { dark: film.dark, near: near.reduce((a, b) => a + b, 0) / near.length,
+                     page: grey(getComputedStyle(document.body).backgroundColor),
+                     text: grey(getComputedStyle(document.getElementById('title')).color),
+                     ticks: grey(document.querySelector('#plot .xtick text').style.fill) };
+        }""")
+
+    page.emulate_media(color_scheme="dark")
+    player = watch(page, server, solver="ContinuationS3VM", params={})
+    player.wait_for_function("() => film.dark", timeout=10_000)
+    dark = colours()
+    path = screenshot(page, "class-dark-theme")
+    assert dark["page"] < 60 and dark["near"] < 80, (dark, path)
+    assert dark["text"] > 180 and dark["ticks"] > 150, (dark, path)
+    # blue where f > 0, vermillion where f < 0 (near f = 0 the fill is the page's background,
+    # a dark grey whose red and blue are nearly equal)
+    painted = painted_agreement(player)
+    assert painted["agree"] > 0.95, painted
+    page.emulate_media(color_scheme="light")
+    player.wait_for_function("() => !film.dark", timeout=10_000)
+    light = colours()
+    assert light["page"] > 240 and light["near"] > 200 and light["text"] < 80, light
 
 
 def test_a_fresh_server_shows_no_file_change_banner_on_the_first_watch_visit(

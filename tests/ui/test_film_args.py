@@ -16,7 +16,7 @@ from toy_data import pick_labeled, two_moons
 from ui.comparison import unlabeled_error
 from ui.figures import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from ui.film import Baseline, film_args, film_id
-from ui.player import FRONTEND, PLOTLY_JS
+from ui.player import FRONTEND, FRONTEND_FILES, PLOTLY_JS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,12 +102,13 @@ def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_in
     stray.unlink(missing_ok=True)
     before = sorted(p.name for p in FRONTEND.iterdir())
     folder = ui.player._served_folder()
-    assert sorted(p.name for p in FRONTEND.iterdir()) == before == ["index.html", "player.js"]
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(FRONTEND_FILES)
     assert Path(tempfile.gettempdir()) in folder.parents
     assert ROOT not in folder.parents
     assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
     page = (folder / "index.html").read_text()
-    assert 'src="plotly.min.js"' in page and 'src="player.js"' in page
+    for name in (PLOTLY_JS.name, *FRONTEND_FILES[1:]):
+        assert f'src="{name}"' in page and (folder / name).is_file()
 
 
 def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
@@ -121,10 +122,10 @@ def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
         folder = ui.player._served_folder()
     finally:
         installed.chmod(0o755)
-    for name in ("index.html", "player.js"):
+    for name in FRONTEND_FILES:
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
-    assert sorted(p.name for p in installed.iterdir()) == ["index.html", "player.js"]
+    assert sorted(p.name for p in installed.iterdir()) == sorted(FRONTEND_FILES)
 
 
 def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
@@ -145,7 +146,9 @@ def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
                                    numbers["unlabeled error"]["better"], strict=True):
         change = round(error - svm, 1)
         if change:
-            assert note == f"{change:+.1f} points vs supervised SVM" and better == (change < 0)
+            # an error rate's difference is in percentage points, not "points"
+            assert note == f"{change:+.1f} percentage points vs supervised SVM"
+            assert better == (change < 0)
         else:
             assert note == "as the supervised SVM" and better is None
 
@@ -197,9 +200,84 @@ def test_log_axes_label_powers_of_ten_only():
     run = make_run(X, labels, ContinuationS3VM(sigma=0.4, finish_unsmoothed=True))
     layout = film_figure(run, X, labels)["layout"]
     stage_axis = layout["yaxis3"]
-    # on a log axis an integer dtick puts labels on powers of ten, none between ("2, 5")
-    assert stage_axis["type"] == "log" and float(stage_axis["dtick"]).is_integer()
-    assert any(note["text"] == "γ = 0" for note in layout["annotations"])
+    # labels on powers of ten, none between ("2, 5"), in plain numbers over these decades
+    assert stage_axis["type"] == "log"
+    exponents = np.log10(stage_axis["tickvals"])
+    np.testing.assert_allclose(exponents, np.round(exponents))
+    assert stage_axis["ticktext"] == [f"{v:g}" for v in stage_axis["tickvals"]]
+    (zero,) = [note for note in layout["annotations"] if note["text"] == "γ = 0"]
+    # the band is at the path's end: its label reads leftwards from the chart's right side
+    assert (zero["xanchor"], zero["yanchor"], zero["y"]) == ("right", "top", 1)
+
+
+def test_label_switching_c_star_chart_reads_in_powers_of_ten_beside_its_zero_band():
+    """C* grows from 0 through 1e-5 to C (Sindhwani & Keerthi 2006, §2.2): the tick labels
+    were "100µ" (plotly's SI prefixes) and the "C* = 0" label sat on the "1" tick."""
+    from s3vm_core import LabelSwitchingTSVM
+
+    X, y = two_moons(60, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    run = make_run(X, labels, LabelSwitchingTSVM())
+    layout = film_figure(run, X, labels)["layout"]
+    stage_axis = layout["yaxis3"]
+    assert stage_axis["ticktext"] == ["10⁻⁵", "10⁻⁴", "10⁻³", "10⁻²", "10⁻¹", "1"]
+    np.testing.assert_allclose(stage_axis["tickvals"], 10.0 ** np.arange(-5, 1))
+    (zero,) = [note for note in layout["annotations"] if note["text"] == "C* = 0"]
+    # inside the chart, from the band's left edge (the axis) rightwards: clear of the ticks
+    assert zero["xref"] == "x3" and zero["x"] == run.states[0].step
+    assert (zero["xanchor"], zero["yanchor"], zero["y"]) == ("left", "top", 1)
+
+
+def da_film(seed):
+    """A DA film on 40 two-moons points: with seed 0 the state of lowest objective is at a
+    higher T than the path's end, with seed 1 it is the path's end."""
+    from s3vm_core import DeterministicAnnealingS3VM
+
+    X, y = two_moons(40, noise=0.1, random_state=seed)
+    labels = pick_labeled(y, 1, random_state=seed)
+    run = make_run(X, labels, DeterministicAnnealingS3VM())
+    return run, film_args(run, X, labels, y)
+
+
+def test_da_film_ends_on_the_best_state_of_its_path_and_says_so():
+    """DA returns the state of lowest objective along its path (paper §3): its film's last
+    frame jumps back up in T, and the title, the numbers and the T chart say why."""
+    run, args = da_film(seed=0)
+    final, ended = run.states[-1], run.states[-2]
+    assert final.stage_value > 5 * ended.stage_value  # back up in T
+    reached = next(s for s in run.states[:-1] if np.array_equal(s.coef, final.coef))
+    assert args["titles"][-1] == f"best state of the path, reached at T = {final.stage_value:.3g}"
+    assert args["titles"][-2].startswith(f"T = {run.states[args['states'][-2]].stage_value:.3g}")
+    step = args["numbers"][0]
+    assert step["notes"][-1] == f"the best state of the path, from step {reached.step}"
+    assert set(step["notes"][:-1]) == {""}
+    figure = json.loads(args["figure"])
+    stage_line = next(t for t in figure["data"] if t.get("name") == "stage value")
+    # the path's line ends where the path ended, without the jump back up
+    assert stage_line["x"][-1] == ended.step
+    marks = [t for t in figure["data"] if t.get("name") == "best state of the path"]
+    assert sorted(t["yaxis"] for t in marks) == ["y2", "y3"]
+    stage_mark = next(t for t in marks if t["yaxis"] == "y3")
+    assert list(stage_mark["x"]) == [reached.step, final.step]
+    assert list(stage_mark["y"]) == [final.stage_value] * 2
+    assert any(note["text"] == "best state" and note["xref"] == "x3"
+               for note in figure["layout"]["annotations"])
+
+
+def test_a_da_film_that_ends_where_its_path_ends_is_titled_as_usual():
+    run, args = da_film(seed=1)
+    assert args["titles"][-1].startswith("T = ")
+    assert "notes" not in args["numbers"][0]
+    figure = json.loads(args["figure"])
+    assert not any(t.get("name") == "best state of the path" for t in figure["data"])
+
+
+def test_high_dimensional_films_name_their_principal_component_axes():
+    X2, labels, run = high_dimensional_run()
+    layout = film_figure(run, X2, labels)["layout"]
+    # the 2-D view of 5-D data is its first two principal components (toy_data.project_2d)
+    assert layout["xaxis"]["title"]["text"] == "PC 1"
+    assert layout["yaxis"]["title"]["text"] == "PC 2"
 
 
 def test_the_boundary_plot_is_the_largest_and_carries_the_baseline_legend(moons_run):
@@ -218,3 +296,30 @@ def test_the_boundary_plot_is_the_largest_and_carries_the_baseline_legend(moons_
     legend = layout["legend"]
     assert legend["x"] <= boundary[0] + 0.05 and legend["y"] >= 1
     assert legend["orientation"] == "h"
+
+
+def test_every_colour_of_the_film_is_one_a_dark_page_can_show():
+    """On a dark page the player swaps the figure's colours that would vanish there
+    (figures.DARK_COLORS): every colour of a film's figure is either swapped or one that reads
+    on both backgrounds, and every swap is of a colour the films use."""
+    import re
+
+    from s3vm_core import LabelSwitchingTSVM
+    from ui.figures import BEST_COLOR, DARK_COLORS, UNLABELED_COLOR
+
+    # the stage line (bluish green), the best state's marks, grey, and transparency
+    both = {"#009E73", BEST_COLOR, UNLABELED_COLOR, "rgba(0,0,0,0)"}
+    X, y = two_moons(40, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    baseline = Baseline.of(make_run(X, labels, SVMBaseline()))
+    da_run, _ = da_film(seed=0)
+    runs = [da_run, make_run(X, labels, LabelSwitchingTSVM()), make_run(X, labels, SVMBaseline())]
+    used = set()
+    for run in runs:
+        args = film_args(run, X, labels, y, baseline)
+        assert args["dark_colors"] == DARK_COLORS
+        text = args["figure"]
+        used |= set(re.findall(r'"(#[0-9A-Fa-f]{6}|rgba?\([0-9., ]+\)|black|white)"', text))
+        used |= set(args["point_colors"])
+    assert used - set(DARK_COLORS) <= both, used - set(DARK_COLORS)
+    assert set(DARK_COLORS) <= used, set(DARK_COLORS) - used

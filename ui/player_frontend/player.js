@@ -6,6 +6,9 @@
 // level lines are painted on the canvas beneath the plot, the points' colours are set on
 // plotly's markers, the progress markers are painted on the canvas above it, and the numbers
 // under the film are those of the frame on screen.
+//
+// The same drawing makes the pictures the player saves (a frame as PNG, the film as an
+// animated GIF), and the player saves itself with its film as one page that plays offline.
 
 const byId = (id) => document.getElementById(id);
 const plot = byId("plot");
@@ -17,20 +20,23 @@ const loopBox = byId("loop");
 
 // What the page shows, read by the browser tests and benchmarks/app_speed.py: the film's id,
 // the frame on screen, whether Play runs, when each frame of the last pass of Play was drawn,
-// how many films this player has drawn, and Play's speed and loop.
+// how many films this player has drawn, Play's speed and loop, and the theme it follows.
 const film = (window.film = { id: null, frame: 0, playing: false, drawn: [], films: 0,
-  speed: 1, loop: false });
+  speed: 1, loop: false, dark: false });
 
 let args = null;           // the latest arguments from the page
 let figureJson = null;     // the figure drawn now (a new one means a new film)
+let themeSeen = null;      // the page's theme the figure is drawn in
 let jumpSeen = null;       // the page's last request to jump (its details slider moved)
 let settingsSeen = null;   // the page's last speed and loop (from the session or a link)
 let fill = null;           // int8 (frames, ny, nx): f * fill_steps on the display grid
 let pointColors = null;    // uint8 (frames, n): each point's colour, an index into point_colors
 const tile = document.createElement("canvas");  // the grid, one pixel per grid point
+// This page saved as a file (see savePage): it plays the film it holds, without Streamlit.
+const standalone = window.standaloneFilm || null;
 
 function send(type, data) {
-  window.parent.postMessage({ isStreamlitMessage: true, type, ...data }, "*");
+  if (!standalone) window.parent.postMessage({ isStreamlitMessage: true, type, ...data }, "*");
 }
 
 function int8(bytes) {
@@ -45,6 +51,77 @@ async function inflate(bytes) {
 
 function lastFrame() {
   return args.states.length - 1;
+}
+
+// -- the theme: the page's colours, and the figure's on a dark page ------------------------
+
+const LIGHT = { base: "light", backgroundColor: "#ffffff", textColor: "#31333f",
+  primaryColor: "#0072b2" };
+let theme = LIGHT;
+
+function applyTheme(next) {
+  theme = { ...LIGHT, ...(next || {}) };
+  film.dark = theme.base === "dark";
+  const root = document.documentElement.style;
+  root.setProperty("--background", theme.backgroundColor);
+  root.setProperty("--text", theme.textColor);
+  root.setProperty("--muted", film.dark ? "#a3a8b8" : "#6b6f7b");
+  root.setProperty("--border", film.dark ? "#4b4f5c" : "#c8c9cf");
+  root.setProperty("--accent", film.dark ? "#56b4e9" : "#0072b2");
+  root.setProperty("--better", film.dark ? "#3dd56d" : "#09823b");
+  root.setProperty("--worse", film.dark ? "#ff6c6c" : "#c62828");
+}
+
+// The figure as drawn in the page's theme: on a dark page the colours that would vanish are
+// swapped (figures.DARK_COLORS), and the axes and text take the page's text colour.
+function themedFigure() {
+  let text = args.figure;
+  if (film.dark) {
+    for (const [light, dark] of Object.entries(args.dark_colors)) {
+      text = text.replaceAll(JSON.stringify(light), JSON.stringify(dark));
+    }
+  }
+  const figure = JSON.parse(text);
+  const layout = figure.layout;
+  layout.font = { ...layout.font, color: theme.textColor };
+  if (film.dark) {
+    for (const name of Object.keys(layout)) {
+      if (/^[xy]axis\d*$/.test(name)) {
+        layout[name] = { ...layout[name], color: "#c9ccd6", gridcolor: "#2a2e38" };
+      }
+    }
+  }
+  return figure;
+}
+
+// The decision function's colours: on a light page the figures' own fill (from white at
+// f = 0 to the class colours over white); on a dark one from the page's background to the
+// class colours at dark_fill_opacity over it.
+let darkFill = null;  // [background, its levels]
+function fillColors() {
+  if (!film.dark) return args.fill_colors;
+  if (!darkFill || darkFill[0] !== theme.backgroundColor) {
+    const probe = document.createElement("canvas").getContext("2d");
+    probe.fillStyle = theme.backgroundColor;
+    probe.fillRect(0, 0, 1, 1);
+    const background = probe.getImageData(0, 0, 1, 1).data;
+    const limit = (args.fill_colors.length / 3 - 1) / 2;
+    const levels = new Uint8Array(args.fill_colors.length);
+    for (let level = -limit; level <= limit; level++) {
+      const end = args.fill_ends[level < 0 ? 0 : 1];
+      const weight = args.dark_fill_opacity * Math.abs(level) / limit;
+      for (let c = 0; c < 3; c++) {
+        levels[3 * (level + limit) + c] = Math.round(
+          background[c] + weight * (end[c] - background[c]));
+      }
+    }
+    darkFill = [theme.backgroundColor, levels];
+  }
+  return darkFill[1];
+}
+
+function lineColor() {
+  return film.dark ? args.dark_colors[args.line_color] : args.line_color;
 }
 
 // -- drawing one frame ------------------------------------------------------------------
@@ -104,33 +181,46 @@ function canvasFor(canvas) {
 }
 
 function paint() {
-  const layout = plot._fullLayout;
-  if (!layout || !layout.xaxis || !args || film.frame > lastFrame()) return;
-  const beneath = canvasFor(under);
-  if (fill) paintDecision(beneath, layout.xaxis, layout.yaxis, film.frame);
-  colorPoints(film.frame);
-  const above = canvasFor(over);
-  for (const chart of args.progress) paintMarker(above, layout[chart.x], layout[chart.y],
-    args.steps[film.frame], chart.values[film.frame]);
+  if (!plot._fullLayout || !plot._fullLayout.xaxis || !args || film.frame > lastFrame()) return;
+  paintBeneath(canvasFor(under), plot, film.frame);
+  colorPoints(plot, film.frame);
+  paintAbove(canvasFor(over), plot, film.frame);
+}
+
+// What goes beneath a drawn figure `gd` (the plot on screen, or one drawn for a picture):
+// the decision function of frame k and its level lines.
+function paintBeneath(ctx, gd, k) {
+  const layout = gd._fullLayout;
+  if (fill) paintDecision(ctx, layout.xaxis, layout.yaxis, k);
+}
+
+// What goes above it: the progress markers on the objective and stage charts.
+function paintAbove(ctx, gd, k) {
+  const layout = gd._fullLayout;
+  for (const chart of args.progress) paintMarker(ctx, layout[chart.x], layout[chart.y],
+    args.steps[k], chart.values[k]);
 }
 
 // The points' colours are set on plotly's own markers: a restyle of marker.color recomputes
 // the whole figure (about 40 ms), a style per marker costs well under one. plotly draws the
 // markers anew after a zoom or a resize, and paint() then colours them again.
-function colorPoints(k) {
-  const trace = plot.calcdata && plot.calcdata[args.points_trace];
+function colorPoints(gd, k) {
+  const trace = gd.calcdata && gd.calcdata[args.points_trace];
   if (!trace || !trace[0].node3) return;
   const markers = trace[0].node3.node().querySelectorAll("path.point");
   const n = args.n_points;
+  const palette = film.dark
+    ? args.point_colors.map((color) => args.dark_colors[color] || color) : args.point_colors;
   for (let i = 0; i < markers.length && i < n; i++) {
-    markers[i].style.fill = args.point_colors[pointColors[k * n + i]];
+    markers[i].style.fill = palette[pointColors[k * n + i]];
   }
 }
 
 function paintDecision(ctx, xaxis, yaxis, k) {
   const { nx, ny, x, y } = args.grid;
   const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
-  const limit = (args.fill_colors.length / 3 - 1) / 2;
+  const colors = fillColors();
+  const limit = (colors.length / 3 - 1) / 2;
   tile.width = nx;
   tile.height = ny;
   const tileCtx = tile.getContext("2d");
@@ -140,9 +230,9 @@ function paintDecision(ctx, xaxis, yaxis, k) {
     for (let i = 0; i < nx; i++) {
       const level = 3 * (values[source + i] + limit);
       const at = 4 * (row * nx + i);
-      image.data[at] = args.fill_colors[level];
-      image.data[at + 1] = args.fill_colors[level + 1];
-      image.data[at + 2] = args.fill_colors[level + 2];
+      image.data[at] = colors[level];
+      image.data[at + 1] = colors[level + 1];
+      image.data[at + 2] = colors[level + 2];
       image.data[at + 3] = 255;
     }
   }
@@ -168,7 +258,7 @@ function paintDecision(ctx, xaxis, yaxis, k) {
   }
   ctx.lineWidth = 2;
   ctx.lineJoin = "round";
-  ctx.strokeStyle = args.line_color;
+  ctx.strokeStyle = lineColor();
   ctx.stroke();
   ctx.restore();
 }
@@ -222,7 +312,7 @@ function paintMarker(ctx, xaxis, yaxis, xValue, yValue) {
   if (!Number.isFinite(px) || !Number.isFinite(py)) return;
   ctx.beginPath();
   ctx.arc(px, py, 5.5, 0, 2 * Math.PI);
-  ctx.fillStyle = "black";
+  ctx.fillStyle = theme.textColor;
   ctx.fill();
 }
 
@@ -238,35 +328,53 @@ const ABOVE_MOST = 260;
 // below the page's header.
 let boundary = null;  // the boundary plot's share of the figure's width, and the margins
 
-function fittedHeight() {
+function wantedHeight(width) {
   const { share, margin } = boundary;
-  const width = (plot.clientWidth - margin.l - margin.r) * share;
-  let screenHeight = window.screen.availHeight;
-  let above = ABOVE_MOST;
-  try {  // the page's window and this frame's place in it (served from the same origin)
-    screenHeight = window.top.innerHeight;
-    above = window.frameElement.getBoundingClientRect().top + window.top.scrollY;
-  } catch (error) {
-    // another origin: the screen's height and a header of the usual size
+  return (width - margin.l - margin.r) * share / args.aspect + margin.t + margin.b;
+}
+
+function fittedHeight(width) {
+  let screenHeight = window.innerHeight;
+  let above = 0;
+  if (!standalone) {
+    screenHeight = window.screen.availHeight;
+    above = ABOVE_MOST;
+    try {  // the page's window and this frame's place in it (served from the same origin)
+      screenHeight = window.top.innerHeight;
+      above = window.frameElement.getBoundingClientRect().top + window.top.scrollY;
+    } catch (error) {
+      // another origin: the screen's height and a header of the usual size
+    }
   }
   const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
-    byId("numbers").offsetHeight + 8;
+    byId("export").offsetHeight + byId("numbers").offsetHeight + 8;
   const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
-  const wanted = width / args.aspect + margin.t + margin.b;
-  return Math.round(Math.min(Math.max(wanted, SMALLEST), highest));
+  return Math.round(Math.min(Math.max(wantedHeight(width), SMALLEST), highest));
+}
+
+// The figure's width: its column's (plotly's own "responsive" resizing kept the first width
+// when the window grew, as it does when the page's sidebar goes for presentation mode).
+function stageWidth() {
+  return byId("stage").clientWidth;
 }
 
 function sendHeight() {
   send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
 }
 
-window.addEventListener("resize", () => {
+function refit() {
   if (!plot._fullLayout || !args) return;
-  const height = fittedHeight();
-  if (Math.abs(height - plot._fullLayout.height) > 2) {
-    Plotly.relayout(plot, { height }).then(sendHeight);
+  const width = stageWidth();
+  const height = fittedHeight(width);
+  const layout = plot._fullLayout;
+  if (Math.abs(width - layout.width) > 1 || Math.abs(height - layout.height) > 2) {
+    Plotly.relayout(plot, { width, height }).then(sendHeight);
+  } else {
+    sendHeight();
   }
-});
+}
+
+window.addEventListener("resize", refit);
 
 // -- playing ----------------------------------------------------------------------------
 
@@ -324,8 +432,10 @@ function stop() {
 // Streamlit calls the page back only when the value changes, and the user may come back to a
 // state reported before (after moving the page's slider, say).
 let reports = 0;
+let reported = null;  // the state in the last report
 function report(withState) {
   reports += 1;
+  if (withState) reported = args.states[film.frame];
   send("streamlit:setComponentValue", {
     value: { film: args.film, state: withState ? args.states[film.frame] : null,
       speed: film.speed, loop: film.loop, report: reports },
@@ -333,19 +443,21 @@ function report(withState) {
   });
 }
 
-function step(by) {
+function pause() {
   stop();
-  show(Math.min(Math.max(film.frame + by, 0), lastFrame()));
+  report(true);
+}
+
+function goTo(k) {
+  stop();
+  show(Math.min(Math.max(k, 0), lastFrame()));
   report(true);
 }
 
 byId("play").addEventListener("click", play);
-byId("pause").addEventListener("click", () => {
-  stop();
-  report(true);
-});
-byId("back").addEventListener("click", () => step(-1));
-byId("forward").addEventListener("click", () => step(1));
+byId("pause").addEventListener("click", pause);
+byId("back").addEventListener("click", () => goTo(film.frame - 1));
+byId("forward").addEventListener("click", () => goTo(film.frame + 1));
 scrub.addEventListener("input", () => {
   stop();
   show(Number(scrub.value));
@@ -358,6 +470,28 @@ speedBox.addEventListener("change", () => {
 loopBox.addEventListener("change", () => {
   film.loop = loopBox.checked;
   report(false);
+});
+
+// The keyboard, once the player has the focus (a click on it): space plays or pauses, the
+// arrows step, Home and End go to the ends (the controls' tooltips say so). The speed box
+// keeps its own keys.
+const KEYS = {
+  " ": () => (film.playing ? pause() : play()),
+  ArrowLeft: () => goTo(film.frame - 1),
+  ArrowRight: () => goTo(film.frame + 1),
+  Home: () => goTo(0),
+  End: () => goTo(lastFrame()),
+};
+document.addEventListener("keydown", (event) => {
+  const action = KEYS[event.key];
+  if (!action || !args || event.target === speedBox || event.altKey || event.ctrlKey ||
+      event.metaKey) return;
+  event.preventDefault();  // no scrolling, no second click on a focused button
+  if (!event.repeat || event.key !== " ") action();
+});
+// a focused button or box would take the space once more when it is released
+document.addEventListener("keyup", (event) => {
+  if (event.key === " " && event.target !== speedBox) event.preventDefault();
 });
 
 // Speed and loop as the page has them; the echo of the player's own report changes nothing.
@@ -374,10 +508,271 @@ function takeSettings(next) {
   loopBox.checked = next.loop;
 }
 
+// -- pictures of the film: what is on screen, drawn again at a size for slides --------------
+
+// Pictures are drawn at this width in CSS pixels (the figure's type at its size on screen),
+// PNGs at twice as many pixels; their height follows the data's aspect ratio within these
+// shares of the width (a 16:9 slide is 0.5625).
+const PICTURE_WIDTH = 960;
+const PICTURE_HEIGHTS = [0.4, 0.62];
+const PNG_SCALE = 2;
+const TITLE_BAND = 48;    // px above the figure: the frame's title
+const NUMBERS_BAND = 34;  // px below it: the frame's numbers in one line
+
+function pictureSize() {
+  const [low, high] = PICTURE_HEIGHTS.map((share) => share * PICTURE_WIDTH);
+  const figure = wantedHeight(PICTURE_WIDTH);
+  const height = Math.round(Math.min(Math.max(figure + TITLE_BAND + NUMBERS_BAND, low), high));
+  return { width: PICTURE_WIDTH, height, figure: height - TITLE_BAND - NUMBERS_BAND };
+}
+
+// The figure drawn once more, out of sight, at the picture's size: its axes place the
+// decision function and the markers as on screen. Removed by the caller.
+async function pictureFigure() {
+  const { width, figure: height } = pictureSize();
+  const gd = document.createElement("div");
+  gd.style.cssText = `position: fixed; left: ${-2 * width}px; top: 0; width: ${width}px;`;
+  document.body.append(gd);
+  const figure = themedFigure();
+  await Plotly.newPlot(gd, figure.data, { ...figure.layout, width, height },
+    { staticPlot: true });
+  return gd;
+}
+
+// plotly's own drawing (its SVG, with the points' colours of the frame) as an image.
+async function svgImage(gd, scale) {
+  const layout = gd._fullLayout;
+  const svg = layout._paper.node().cloneNode(true);
+  for (const group of layout._toppaper.node().childNodes) {
+    if (group.childNodes.length) svg.append(group.cloneNode(true));
+  }
+  svg.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
+  svg.setAttribute("width", layout.width * scale);
+  svg.setAttribute("height", layout.height * scale);
+  const url = URL.createObjectURL(new Blob([new XMLSerializer().serializeToString(svg)],
+    { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    return image;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+function pictureFont(size) {
+  return `${size}px ${getComputedStyle(document.body).fontFamily}`;
+}
+
+// Frame k as one picture: its title, the decision function beneath the figure, plotly's
+// drawing, the progress markers above, and the frame's numbers in a line below.
+async function drawPicture(canvas, gd, k, scale) {
+  const { width, height, figure } = pictureSize();
+  canvas.width = width * scale;
+  canvas.height = height * scale;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
+  ctx.fillStyle = theme.backgroundColor;
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = theme.textColor;
+  ctx.font = pictureFont(28);
+  ctx.textBaseline = "middle";
+  ctx.fillText(args.titles[k], 12, TITLE_BAND / 2);
+  ctx.translate(0, TITLE_BAND);
+  paintBeneath(ctx, gd, k);
+  colorPoints(gd, k);
+  ctx.drawImage(await svgImage(gd, scale), 0, 0, width, figure);
+  paintAbove(ctx, gd, k);
+  ctx.translate(0, figure);
+  ctx.font = pictureFont(18);
+  ctx.fillStyle = theme.textColor;
+  const numbers = args.numbers.map((n) => `${n.label} ${n.values[k]}`).join("   ·   ");
+  ctx.fillText(numbers, 12, NUMBERS_BAND / 2, width - 24);
+}
+
+function fileName(extension) {
+  const frame = extension === "png" ? `-frame-${film.frame + 1}` : "";
+  return `${args.name || "s3vm-film"}${frame}.${extension}`;
+}
+
+function download(blob, name) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+function megabytes(bytes) {
+  return `${(bytes / 1e6).toFixed(bytes < 1e6 ? 2 : 1)} MB`;
+}
+
+// The frame on screen as a PNG, with everything the player draws (plotly's camera would save
+// its own drawing only: no decision function, no boundary).
+async function savePNG() {
+  const gd = await pictureFigure();
+  try {
+    const canvas = document.createElement("canvas");
+    await drawPicture(canvas, gd, film.frame, PNG_SCALE);
+    download(await new Promise((done) => canvas.toBlob(done, "image/png")), fileName("png"));
+  } finally {
+    Plotly.purge(gd);
+    gd.remove();
+  }
+}
+
+// The whole film as an animated GIF at PICTURE_WIDTH: each frame for frame_ms, the last one
+// for hold_ms, in a loop. `progress(done, total)` hears of each frame.
+async function makeGIF(progress) {
+  const gd = await pictureFigure();
+  try {
+    const canvas = document.createElement("canvas");
+    const ctx = canvas.getContext("2d", { willReadFrequently: true });
+    const pixels = async (k) => {
+      await drawPicture(canvas, gd, k, 1);
+      return ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    };
+    const n = args.states.length;
+    // one palette for the film, from its first, middle and last frames
+    const samples = [];
+    for (const k of new Set([0, Math.floor(n / 2), n - 1])) samples.push(await pixels(k));
+    const gif = new GifWriter(canvas.width, canvas.height, samples);
+    for (let k = 0; k < n; k++) {
+      gif.frame(await pixels(k), k === n - 1 ? args.hold_ms : args.frame_ms);
+      progress(k + 1, n);
+    }
+    return gif.blob();
+  } finally {
+    Plotly.purge(gd);
+    gd.remove();
+  }
+}
+
+// This page as one file with its film: plotly.js, the GIF writer and the player inlined,
+// the film's arguments (bytes in base64) and the theme in a script before the player's.
+async function pageFile() {
+  const files = ["index.html", "plotly.min.js", "gif.js", "player.js"];
+  const [page, ...scripts] = await Promise.all(files.map(async (name) => {
+    const response = await fetch(name);
+    if (!response.ok) throw new Error(`${name}: ${response.status}`);
+    return response.text();
+  }));
+  const base64 = (bytes) => {
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    }
+    return { base64: btoa(text) };
+  };
+  const saved = { theme, frame: film.frame, args: Object.fromEntries(Object.entries(args)
+    .map(([key, value]) => [key, value instanceof Uint8Array ? base64(value) : value])) };
+  const script = (text) => `<script>${text.replaceAll("</script", "<\\/script")}</script>`;
+  let html = page;
+  files.slice(1).forEach((name, i) => {
+    html = html.replace(`<script src="${name}"></script>`, () =>
+      (name === "player.js" ? script(`window.standaloneFilm = ${JSON.stringify(saved)};`) : "") +
+      script(scripts[i]));
+  });
+  return new Blob([html], { type: "text/html" });
+}
+
+// -- the Save row: a frame as PNG, the film as GIF, the film as a page -----------------------
+
+const saving = { gif: null, page: null };  // what was made for this film, to save
+
+function describeSaves() {
+  const { width, height } = pictureSize();
+  byId("png").textContent = `PNG of this frame · ${width * PNG_SCALE} × ${height * PNG_SCALE} px`;
+  byId("png").title = "The frame on screen with everything the player draws, for a slide.";
+  byId("gif").textContent = `Make a GIF of the film · ${width} × ${height} px, ` +
+    `${args.states.length} frames`;
+  byId("gif").title = "An animated GIF of the whole film (it loops), for a slide. It takes a " +
+    "few seconds; its size shows before you save it.";
+  byId("gif").disabled = false;
+  byId("gif-save").hidden = true;
+}
+
+async function offerPage() {
+  const link = byId("html");
+  if (!link) return;  // this file is the page already
+  if (!saving.page) saving.page = pageFile();
+  const blob = await saving.page;
+  link.href = URL.createObjectURL(blob);
+  link.download = fileName("html");
+  link.textContent = `Save the film as a page that plays offline · ${megabytes(blob.size)}`;
+  link.title = "One HTML file with plotly.js inside: it plays this film with the same " +
+    "controls in any browser, without the app or a network.";
+  link.hidden = false;
+}
+
+function forgetSaves() {
+  for (const id of ["gif-save", "html"]) {
+    const link = byId(id);
+    if (!link) continue;  // (a saved page has no link to save itself)
+    if (link.href) URL.revokeObjectURL(link.href);
+    link.removeAttribute("href");
+    link.hidden = true;
+  }
+  saving.gif = null;
+  saving.page = null;
+  if (!byId("export").hidden) {
+    describeSaves();
+    offerPage().catch(console.error);
+  }
+}
+
+byId("exports").addEventListener("click", () => {
+  const panel = byId("export");
+  panel.hidden = !panel.hidden;
+  byId("exports").setAttribute("aria-expanded", String(!panel.hidden));
+  if (!panel.hidden && args) {
+    describeSaves();
+    if (saving.gif) byId("gif-save").hidden = false;
+    offerPage().catch(console.error);
+  }
+  refit();
+});
+byId("png").addEventListener("click", () => savePNG().catch(console.error));
+byId("gif").addEventListener("click", async () => {
+  const button = byId("gif");
+  button.disabled = true;
+  try {
+    const blob = await makeGIF((done, total) => {
+      button.textContent = `Making the GIF… frame ${done} of ${total}`;
+    });
+    saving.gif = blob;
+    const link = byId("gif-save");
+    link.href = URL.createObjectURL(blob);
+    link.download = fileName("gif");
+    link.textContent = `Save the GIF · ${megabytes(blob.size)}`;
+    link.hidden = false;
+    describeSaves();
+    link.hidden = false;
+  } catch (error) {
+    console.error(error);
+    button.textContent = "The GIF could not be made";
+  } finally {
+    button.disabled = false;
+  }
+});
+
 // -- the page's messages ----------------------------------------------------------------
+
+// plotly's camera saves the player's picture of the frame (savePNG), not its own drawing.
+const PLOT_CONFIG = {
+  displaylogo: false,
+  modeBarButtonsToRemove: ["toImage"],
+  modeBarButtonsToAdd: [{ name: "save this frame as a PNG, with everything drawn",
+    icon: Plotly.Icons.camera, click: () => savePNG().catch(console.error) }],
+};
 
 async function render(next) {
   takeSettings(next);
+  const themeKey = JSON.stringify(next.theme || null);
   // a new film: another run (its id) or the same run drawn otherwise (the baseline toggled)
   const rebuilt = next.film !== film.id || next.figure !== figureJson;
   if (rebuilt) {
@@ -397,33 +792,59 @@ async function render(next) {
     // plotly narrows the boundary's domain to its equal scales, in the layout it is given too
     const domain = figure.layout.xaxis.domain;
     boundary = { share: domain[1] - domain[0], margin: { ...figure.layout.margin } };
-    figure.layout.height = fittedHeight();
+  }
+  args = next;
+  if (rebuilt || themeKey !== themeSeen) {
+    themeSeen = themeKey;
+    applyTheme(next.theme);
+    const figure = themedFigure();
+    figure.layout.width = stageWidth();
+    figure.layout.height = fittedHeight(figure.layout.width);
     const fresh = !plot._fullLayout;
-    await Plotly.react(plot, figure.data, figure.layout,
-      { displaylogo: false, responsive: true });
+    await Plotly.react(plot, figure.data, figure.layout, PLOT_CONFIG);
     if (fresh) {
       // zoom, pan and resizing move the axes: paint the canvases for the new ones
       plot.on("plotly_afterplot", paint);
       plot.on("plotly_relayout", paint);
     }
+    paint();
     sendHeight();
+    forgetSaves();
   }
-  args = next;
   // The page's frame changes when the player reports a state too; following those echoes
-  // would pull the film back while the user steps on. Jump only when the page asks to.
-  if (rebuilt || next.jump !== jumpSeen) {
-    jumpSeen = next.jump;
+  // would pull the film back while the user steps on. Jump only when the page asks to, and
+  // while playing not to the state the player reported last: after quick steps the page's
+  // details slider can echo it as a move of its own, which stopped a Play just started.
+  const target = Math.min(next.frame, lastFrame());
+  const echo = film.playing && args.states[target] === reported;
+  if (rebuilt || (next.jump !== jumpSeen && !echo)) {
     stop();
-    show(Math.min(next.frame, lastFrame()));
+    show(target);
   }
+  jumpSeen = next.jump;
   if (rebuilt) film.films += 1;
 }
 
 let rendering = Promise.resolve();
-window.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "streamlit:render") {
-    // one failed render must not stop the ones after it
-    rendering = rendering.then(() => render(event.data.args)).catch(console.error);
-  }
-});
-send("streamlit:componentReady", { apiVersion: 1 });
+function queue(next) {
+  // one failed render must not stop the ones after it
+  rendering = rendering.then(() => render(next)).catch(console.error);
+}
+
+if (standalone) {
+  // the saved page: its film, its bytes back from base64, and no page around it to ask
+  document.body.classList.add("standalone");
+  byId("html").remove();
+  const bytes = (value) => Uint8Array.from(atob(value.base64), (ch) => ch.charCodeAt(0));
+  const saved = Object.fromEntries(Object.entries(standalone.args).map(([key, value]) =>
+    [key, value && value.base64 !== undefined ? bytes(value) : value]));
+  queue({ ...saved, theme: standalone.theme, frame: standalone.frame, jump: 0 });
+  document.body.focus();
+} else {
+  window.addEventListener("message", (event) => {
+    if (event.data && event.data.type === "streamlit:render") {
+      queue({ ...event.data.args, theme: event.data.theme });
+    }
+  });
+  send("streamlit:componentReady", { apiVersion: 1 });
+}
