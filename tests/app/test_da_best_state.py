@@ -16,7 +16,7 @@ def test_the_annealing_page_says_why_the_returned_entropy_is_above_epsilon(app):
     table = at.dataframe[0].value
     (entropy,) = table.loc[table["method"] == "DA (annealed)", "entropy S(p)"]
     # the state DA returns is soft: its entropy is far above the stopping threshold ...
-    assert entropy > 1000 * DeterministicAnnealingS3VM().eps
+    assert float(entropy) > 1000 * DeterministicAnnealingS3VM().eps  # shown as text
     caption = next(c.value for c in at.main.caption if c.value.startswith("Entropy S(p)"))
     # ... and the page says so instead of "DA stops when the entropy is below 1e-6"
     assert "returns the state of lowest objective along the path (§3)" in caption

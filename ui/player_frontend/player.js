@@ -433,9 +433,16 @@ function stop() {
 // state reported before (after moving the page's slider, say).
 let reports = 0;
 let reported = null;  // the state in the last report
+// When each state was last reported: the page's details slider echoes a report as a move of
+// its own, up to a rerun or two later, and by then the user may have stepped on.
+const reportedAt = new Map();
+const ECHO_MS = 2000;
 function report(withState) {
   reports += 1;
-  if (withState) reported = args.states[film.frame];
+  if (withState) {
+    reported = args.states[film.frame];
+    reportedAt.set(reported, performance.now());
+  }
   send("streamlit:setComponentValue", {
     value: { film: args.film, state: withState ? args.states[film.frame] : null,
       speed: film.speed, loop: film.loop, report: reports },
@@ -777,6 +784,7 @@ async function render(next) {
   const rebuilt = next.film !== film.id || next.figure !== figureJson;
   if (rebuilt) {
     stop();
+    reportedAt.clear();  // another film's states
     const [fillBytes, colors] = await Promise.all(
       [next.grid ? inflate(next.fill) : null, inflate(next.points)]);
     args = next;
@@ -813,10 +821,12 @@ async function render(next) {
   }
   // The page's frame changes when the player reports a state too; following those echoes
   // would pull the film back while the user steps on. Jump only when the page asks to, and
-  // while playing not to the state the player reported last: after quick steps the page's
-  // details slider can echo it as a move of its own, which stopped a Play just started.
+  // not to a state the player reported moments ago, nor while playing to the one it reported
+  // last: after quick steps the page's details slider echoes them as moves of its own, which
+  // pulled the film back a step or stopped a Play just started.
   const target = Math.min(next.frame, lastFrame());
-  const echo = film.playing && args.states[target] === reported;
+  const reportedAgo = performance.now() - (reportedAt.get(args.states[target]) ?? -Infinity);
+  const echo = reportedAgo < ECHO_MS || (film.playing && args.states[target] === reported);
   if (rebuilt || (next.jump !== jumpSeen && !echo)) {
     stop();
     show(target);
