@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
@@ -42,18 +43,22 @@ from threadpoolctl import ThreadpoolController
 from s3vm_core.kernels import (
     KERNELS,
     check_kernel_spread,
+    check_rbf_width,
     default_sample,
     default_sigma,
     kernel_matrix,
     sample_default_C,
+    squared_distances,
 )
 from s3vm_core.problem import (
     Problem,
     check_dense_memory,
     check_finite,
+    check_label_kinds,
     check_scale,
     largest_value,
     make_problem,
+    unlabeled_mask,
 )
 from s3vm_core.trace import SolverState, thin
 
@@ -209,6 +214,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         """
         if isinstance(every, bool) or not isinstance(every, Integral) or every < 1:
             raise ValueError(f"every must be a positive integer, got {every!r}.")
+        self._check_fit_params("trace", fit_params)
         self._validate_params()
         self._clear_fitted()
         self._check_sparse_supported(X)
@@ -225,6 +231,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, **fit_params):
         """Fit the model (exhausts ``trace``). Returns self."""
+        self._check_fit_params("fit", fit_params)
         for _ in self.trace(X, y, **fit_params):
             pass
         return self
@@ -262,11 +269,61 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy of ``predict(X)`` on the labeled points of ``y``.
+
+        Points marked ``-1`` (unlabeled) are left out: they have no class to be right or wrong
+        about. scikit-learn's semi-supervised estimators (``LabelSpreading``,
+        ``SelfTrainingClassifier``) inherit ``ClassifierMixin.score``, which would count
+        ``-1`` as a third class that ``predict`` never returns, so the training labels of a
+        semi-supervised fit would score near the fraction of labeled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True labels, ``-1`` for points without one.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of labeled points whose prediction equals their label.
+        """
+        predicted = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != predicted.shape:
+            raise ValueError(
+                f"X has {predicted.shape[0]} points but y has shape {y.shape}; give one label "
+                "(or -1) per point."
+            )
+        labeled = ~unlabeled_mask(y)
+        check_label_kinds(y[labeled])
+        if not labeled.any():
+            raise ValueError(
+                "Every label in y is -1 (unlabeled), so there is nothing to score. Give the "
+                "true labels of the points to score."
+            )
+        weights = None if sample_weight is None else np.asarray(sample_weight)[labeled]
+        return float(accuracy_score(y[labeled], predicted[labeled], sample_weight=weights))
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = self._accepts_sparse
         return tags
+
+    def _check_fit_params(self, method: str, fit_params: dict) -> None:
+        """Refuse a keyword that ``_setup`` does not take, naming the public method."""
+        accepted = [name for name in inspect.signature(self._setup).parameters
+                    if name != "problem"]
+        unknown = [name for name in fit_params if name not in accepted]
+        if unknown:
+            takes = ["X", "y", *(["every"] if method == "trace" else []), *accepted]
+            raise TypeError(
+                f"{type(self).__name__}.{method}() got an unexpected keyword argument "
+                f"{unknown[0]!r}: it takes {', '.join(takes[:-1])} and {takes[-1]} only."
+            )
 
     def _validate_params(self):
         """scikit-learn's validation, after refusing a bool where a number is expected.
@@ -378,16 +435,20 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         """Resolve ``sigma_`` (LDS paper §2.3.2 default when ``sigma`` is None) and keep the
         kernel's expansion points ``centers`` (default: all of ``X``).
 
-        Kernel parameters that give every pair of points the same value are refused here, on
-        the ``default_sample`` rows (the linear kernel of distinct points never does that).
+        Kernel parameters that give every pair of points the same value, or a Gaussian width
+        so small that the kernel matrix is the identity, are refused here, on the
+        ``default_sample`` rows (``kernels.check_rbf_width``; the linear kernel of distinct
+        points never does that).
         """
         if self.kernel == "rbf":
             self.sigma_ = default_sigma(X) if self.sigma is None else float(self.sigma)
         else:
             self.sigma_ = None
         self.X_fit_ = X if centers is None else centers
-        if self.kernel != "linear":
-            sample = X[default_sample(X.shape[0])]
+        sample = X[default_sample(X.shape[0])]
+        if self.kernel == "rbf":
+            check_rbf_width(squared_distances(sample, sample), self.sigma_)
+        elif self.kernel == "poly":
             check_kernel_spread(self._kernel(sample, sample), self.kernel, self.sigma_,
                                 self.degree, self.coef0)
 

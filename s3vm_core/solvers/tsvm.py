@@ -35,7 +35,7 @@ from s3vm_core.graph import (
     rho_path_distances_to,
 )
 from s3vm_core.kernels import (
-    check_kernel_spread,
+    check_rbf_width,
     default_C,
     default_sample,
     gaussian,
@@ -401,7 +401,7 @@ class GraphKernelSVM(S3VMClassifier):
         K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
                                       P[rows][:, self._labeled])
         if np.isfinite(self.sigma_):
-            check_kernel_spread(K_sample, "rbf", self.sigma_)
+            check_rbf_width(P[rows][:, rows] ** 2, self.sigma_)
         self.C_, _ = resolve_costs(self.C, default_C=lambda: default_C(K_sample))
         self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
 
