@@ -5,7 +5,13 @@ A solver subclasses ``S3VMClassifier`` and writes three small methods:
 ``_setup(problem, **fit_params)``
     Everything computed once per fit (kernel matrix, feature map, factorizations). After it,
     ``_features(X_new)`` must work. Runs eagerly inside ``trace()``, so bad input fails at the
-    call, before any state is produced.
+    call, before any state is produced. A setup that takes minutes (LDS and the graph kernel:
+    O(n^3) path distances and MDS) returns its long part instead of running it: a generator
+    of progress ``(phase, done, total)`` that ends with the feature map built. From
+    ``SETUP_PROGRESS_FROM`` points on, the trace runs it first, yielding a "setup" state at
+    each report (``_setup_states``), and ``features()`` runs what is left of it when it is
+    called before (so ``features()`` works as soon as ``trace()`` has returned, as for every
+    solver); below, ``trace()`` runs it at the call.
 ``_features(X_new)``
     The solver's feature map; decisions are ``_features(X) @ coef + intercept``.
 ``_iterate(problem)``
@@ -29,6 +35,7 @@ from __future__ import annotations
 import inspect
 import math
 from functools import cache
+from itertools import chain
 from numbers import Integral, Real
 
 import numpy as np
@@ -85,6 +92,13 @@ class Bounded(Interval):
 #: Largest iteration limits accepted (``max_iter``-like parameters): one more iteration never
 #: costs less than a product with the data, so beyond these a fit is a hang, not a fit.
 ITERATION_LIMIT = 100_000
+
+#: Points from which a long setup (LDS, the graph kernel) runs in the trace, reporting its
+#: progress in "setup" states. Their O(n^3) steps take about a second at 1,000 points
+#: (Floyd-Warshall and the MDS eigendecomposition, one core) and minutes at 4,000; below,
+#: ``trace()`` runs the whole setup at the call and the trace starts with its "init" state, as
+#: every other solver's.
+SETUP_PROGRESS_FROM = 1000
 
 #: Cost parameters (C, C*, gamma_A, ...): their ratio to the regularizer's weight 1 is what
 #: matters. Beyond 1e10 the regularizer falls below the round-off of the objective's other terms
@@ -208,9 +222,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         generator of SolverState
-            Input is validated and the feature map is built before this returns, so
-            ``features()`` can be called before the first state is drawn. Exhausting the
-            generator leaves the estimator fitted on its "final" state.
+            Input is validated before this returns, and ``features()`` can be called before
+            the first state is drawn. Exhausting the generator leaves the estimator fitted on
+            its "final" state. Where the setup takes long (LDS, the graph kernel), the first
+            states are "setup" states that report its progress (``trace.SolverState``); a call
+            to ``features()`` during them finishes the setup first.
         """
         if isinstance(every, bool) or not isinstance(every, Integral) or every < 1:
             raise ValueError(f"every must be a positive integer, got {every!r}.")
@@ -225,8 +241,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         problem = make_problem(X, y)
         self._largest_value = largest_value(X)
         self.classes_ = problem.classes
-        self._setup(problem, **fit_params)
+        preparation = self._setup(problem, **fit_params)
+        self._preparation = None if preparation is None else self._prepared(preparation)
         self._features_ready = True
+        if problem.y.size < SETUP_PROGRESS_FROM:
+            self._finish_setup()  # quick: all of the setup at the call, as for every solver
         return self._run(problem, every)
 
     def fit(self, X, y, **fit_params):
@@ -242,6 +261,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             raise NotFittedError(
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
             )
+        self._finish_setup()
         self._check_sparse_supported(X)
         X = validate_data(
             self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
@@ -342,9 +362,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     # -- the rule: no state, feature or decision is ever a non-finite number ----------------
 
     def _check_finite_state(self, state: SolverState, index: int) -> None:
-        """Refuse a state whose decision function or objective is not finite (NaN or inf)."""
+        """Refuse a state whose decision function or objective is not finite (NaN or inf);
+        a "setup" state has no objective yet (NaN)."""
         if not (_all_finite(state.train_decision) and _all_finite(state.coef)
-                and math.isfinite(state.intercept) and math.isfinite(state.objective)):
+                and math.isfinite(state.intercept)
+                and (math.isfinite(state.objective) or state.stage == "setup")):
             raise ValueError(
                 f"{type(self).__name__} computed numbers that are not finite (floating point "
                 f"overflowed) at step {index} of its path, so it has no usable decision "
@@ -396,6 +418,42 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                      if name.endswith("_") and not name.startswith("_")]:
             delattr(self, name)
         self._features_ready = False
+        self._preparation = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if state.get("_preparation") is not None:
+            # a generator cannot be pickled: the copy is a trace whose setup never finished
+            state = {**state, "_preparation": None, "_features_ready": False}
+        return state
+
+    # -- a setup that reports its progress -------------------------------------------------
+
+    def _prepared(self, preparation):
+        """The long part of the setup, forgotten once it has run to its end."""
+        yield from preparation
+        self._preparation = None
+
+    def _finish_setup(self) -> None:
+        """Run what is left of a long setup (``features()`` needs its result)."""
+        for _ in self._preparation or ():
+            pass
+        if self._preparation is not None:  # it raised before its end, at an earlier call
+            raise NotFittedError(
+                f"The setup of this {type(self).__name__} stopped at an error; call fit or "
+                "trace again."
+            )
+
+    def _setup_states(self, n_points: int):
+        """A "setup" state for each progress report of a long setup, while it runs: no model
+        yet (empty ``coef``, decision 0 everywhere); ``stage_index`` is the setup's phase,
+        ``extras["done"]`` of ``extras["total"]`` how far it has come (documented per solver).
+        Nothing when ``features()`` already ran the setup."""
+        for phase, done, total in self._preparation or ():
+            yield SolverState(stage="setup", stage_index=phase, iteration=done, event="iter",
+                              coef=np.empty(0), intercept=0.0,
+                              train_decision=np.zeros(n_points),
+                              extras={"done": done, "total": total})
 
     def _run(self, problem: Problem, every: int):
         iterations, final, outcome = 0, None, None
@@ -408,10 +466,13 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             nonlocal iterations
             for index, state in enumerate(states):
                 self._check_finite_state(state, index)
-                iterations += state.event == "iter"
+                iterations += state.event == "iter" and state.stage != "setup"
                 yield state
 
-        for state in thin(counted(one_blas_thread(solved())), every):
+        # the setup runs with the caller's BLAS threads, as it does when trace() or
+        # features() runs it: its results do not depend on the way it was reached
+        states = chain(self._setup_states(problem.y.size), one_blas_thread(solved()))
+        for state in thin(counted(states), every):
             final = state
             yield state
         # A solver that needs no iteration (a closed form, all points labeled) still ran once.
@@ -465,7 +526,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     # -- to be written by each solver -----------------------------------------------------
 
-    def _setup(self, problem: Problem, **fit_params) -> None:
+    def _setup(self, problem: Problem, **fit_params):
         raise NotImplementedError
 
     def _features(self, X) -> np.ndarray:
