@@ -36,7 +36,6 @@ from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import DA_LOSSES, da_effective_loss, da_loss, da_loss_grad
 from s3vm_core.problem import check_dense_memory
 from s3vm_core.solvers.finite_newton import (
-    decision,
     newton_squared_hinge,
     squared_hinge_mfn,
     weighted_ridge,
@@ -59,9 +58,9 @@ from s3vm_core.trace import SolverState
 #: Stopping tolerance of LIBSVM in the hinge f-step (KKT violation); scikit-learn's default
 #: 1e-3 leaves p visibly noisy at low T.
 _SVC_TOL = 1e-5
-#: LSQR tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
+#: ``cgls`` tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
 #: kernel path is exact, and p reacts to f with a factor 1/T, so the one solve per alternation
-#: is taken to near machine accuracy (a few more LSQR iterations).
+#: is taken to near machine accuracy (a few more iterations).
 _RIDGE_TOL = 1e-12
 #: log10 of the lowest temperature allowed: (nu - g) / T of eq. (8) must stay finite.
 _LOWEST_LOG10_T = -250.0
@@ -569,9 +568,9 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                 )
             return result.w, result.outputs
         weights = c_plus + c_minus
-        w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
-                                 state.alpha, tol=_RIDGE_TOL)
-        return w, decision(X, w)
+        solution = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
+                                  state.alpha, tol=_RIDGE_TOL, outputs=state.f)
+        return solution.w, solution.outputs
 
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)
