@@ -205,10 +205,12 @@ def kl_divergence(logits_p, logits_q) -> float:
     """``KL(p, q) = sum_j [p_j log(p_j/q_j) + (1-p_j) log((1-p_j)/(1-q_j))]`` from the logits.
 
     Working with logits keeps it finite when a probability underflows to exactly 0 or 1.
+    With ``a, b`` the logits of p and q, ``log(1 - p) = log p - a``, so the sum is
+    ``[log p - log q] - (1 - p)(a - b)``: two ``log_expit`` instead of four (a tenth of DA's
+    time on sparse text at n = 2,000 went to them).
     """
-    p = expit(logits_p)
-    kl = p * (log_expit(logits_p) - log_expit(logits_q))
-    kl += (1.0 - p) * (log_expit(-logits_p) - log_expit(-logits_q))
+    log_ratio = log_expit(logits_p) - log_expit(logits_q)
+    kl = log_ratio - expit(-logits_p) * (logits_p - logits_q)
     return float(max(kl.sum(), 0.0))
 
 

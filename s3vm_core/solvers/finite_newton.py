@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+from scipy.linalg.blas import daxpy as axpy
 from sklearn.exceptions import ConvergenceWarning
 
 from s3vm_core.losses import squared_hinge_line_search
@@ -106,34 +107,35 @@ def cgls(rows, weights, targets, lam: float, w0, b0: float = 0.0, *,
     b = float(b0) if fit_intercept else 0.0
     residual = targets - (decision(rows, w, b) if outputs is None else outputs)  # t - o
     z = weights * residual                        # the weighted residual
-    g = np.asarray(rows_T @ z, dtype=float).ravel()
-    g -= lam * w                                  # A^T r: the negative gradient
+    g = axpy(w, np.asarray(rows_T @ z, dtype=float).ravel(), a=-lam)  # A^T r = -gradient
     g_b = float(z.sum()) if fit_intercept else 0.0
     gamma = float(g @ g) + g_b * g_b
-    p, p_b = g.copy(), g_b
-    norm_A2, carried = 0.0, 0.0                   # LSQR's ||A||^2 estimate, trace(T_k)
+    p, p_b = g, g_b
+    norm_A2, carried = 0.0, 0.0                   # LSQR's estimate of ||A||^2, trace(T_k)
+    weighted_q = np.empty_like(z)
     if max_iter is None:
         max_iter = 2 * (w.size + fit_intercept) + 50
     for iteration in range(max_iter + 1):
-        if (gamma <= tol * tol * norm_A2 * (float(residual @ z) + lam * float(w @ w))
-                or iteration == max_iter):
+        r2 = float(residual @ z) + lam * float(w @ w)  # ||r||^2
+        if gamma <= tol * tol * norm_A2 * r2 or iteration == max_iter:
             return RidgeSolution(w, b, iteration, targets - residual)
-        q = decision(rows, p, p_b)
-        weighted_q = weights * q
+        q = np.asarray(rows @ p, dtype=float).ravel()
+        if fit_intercept:
+            q += p_b
+        np.multiply(weights, q, out=weighted_q)
         step = gamma / (lam * float(p @ p) + float(q @ weighted_q))
-        w += step * p
+        # the updates in place (BLAS axpy: y += a x in one pass, no temporary)
+        w = axpy(p, w, a=step)
         b += step * p_b
-        residual -= step * q
-        z -= step * weighted_q
-        g = np.asarray(rows_T @ z, dtype=float).ravel()
-        g -= lam * w
+        residual = axpy(q, residual, a=-step)
+        z = axpy(weighted_q, z, a=-step)
+        g = axpy(w, np.asarray(rows_T @ z, dtype=float).ravel(), a=-lam)
         g_b = float(z.sum()) if fit_intercept else 0.0
         norm = float(g @ g) + g_b * g_b
         ratio, gamma = norm / gamma, norm
         norm_A2 += 1.0 / step + carried
         carried = ratio / step
-        p *= ratio
-        p += g
+        p = axpy(p, g, a=ratio)                   # g + ratio p, in g's memory
         p_b = g_b + ratio * p_b
     raise AssertionError("unreachable: the loop returns at max_iter")
 
