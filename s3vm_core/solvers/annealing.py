@@ -38,6 +38,7 @@ from s3vm_core.problem import check_dense_memory
 from s3vm_core.solvers.finite_newton import (
     newton_squared_hinge,
     squared_hinge_mfn,
+    squared_row_norms,
     weighted_ridge,
 )
 from s3vm_core.solvers.svm import (
@@ -433,6 +434,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         if self.kernel == "linear":
             # §3.1, after Eqn. 6: f(x) = w^T x, updated in the primal (no n x n matrix)
             self._K, self._design = None, LinearDesign(X)
+            self._row_norms = squared_row_norms(X)  # for every f-step's inner solves
             return
         if self.loss == "hinge":
             # the weighted SVM sees every unlabeled point twice
@@ -562,7 +564,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         point). Returns ``(w, f)``."""
         if self.loss == "squared_hinge":
             result = squared_hinge_mfn(X, c_plus, c_minus, self.lam, state.alpha,
-                                       outputs=state.f)
+                                       outputs=state.f, row_norms=self._row_norms)
             if not result.converged:
                 warnings.warn(
                     f"The squared-hinge Newton f-step did not converge in "
@@ -571,7 +573,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             return result.w, result.outputs
         weights = c_plus + c_minus
         solution = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
-                                  state.alpha, tol=_RIDGE_TOL, outputs=state.f)
+                                  state.alpha, tol=_RIDGE_TOL, outputs=state.f,
+                                  row_norms=self._row_norms)
         return solution.w, solution.outputs
 
     def _p_full(self, p, problem):

@@ -44,7 +44,7 @@ from s3vm_core.kernels import (
     select_landmarks,
 )
 from s3vm_core.losses import hinge
-from s3vm_core.solvers.finite_newton import squared_hinge_mfn
+from s3vm_core.solvers.finite_newton import squared_hinge_mfn, squared_row_norms
 from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
 from s3vm_core.solvers.svm import (
     KernelDesign,
@@ -566,7 +566,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 "kernel."
             )
         self._fit_kernel(X)
-        self._X = X
+        self._X, self._row_norms = X, None
         self._K = None if self.kernel == "linear" else self._kernel(X)
         self._design = LinearDesign(X) if self._K is None else KernelDesign(self._K)
         # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
@@ -683,8 +683,11 @@ class LabelSwitchingTSVM(S3VMClassifier):
             # and weights 2 C_e on the label's side
             c_plus = np.where(labels > 0, 2.0 * costs, 0.0)
             c_minus = np.where(labels < 0, 2.0 * costs, 0.0)
+            if self._row_norms is None:  # once per fit, for every retraining's inner solves
+                self._row_norms = squared_row_norms(self._X)
             result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, state.coef,
-                                       state.intercept, fit_intercept=True)
+                                       state.intercept, fit_intercept=True,
+                                       row_norms=self._row_norms)
             return state._replace(coef=result.w, intercept=result.b, decision=result.outputs)
         dual_start = state.dual_start
         if self._dual is not None:
