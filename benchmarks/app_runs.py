@@ -4,7 +4,10 @@
 
 For each solver of the app (``ui.solvers.SOLVERS``) with the parameters a fresh form opens on
 (``--preset paper``: the preset as in the paper where the data set has one, as the Watch page
-opens; ``--preset default``: the generic defaults), on the app's default data (two moons,
+opens; ``--preset default``: the generic defaults; ``--preset sigma``: the generic defaults
+with the RBF width changed as a teacher would, to half the median pairwise distance, the
+default width; the graph kernel, whose form offers the median or ∞, gets ∞, and a solver
+without σ (LDS) is left out), on the app's default data (two moons,
 noise 0.1, seed 0, one label per class, as ``ui.state.labels`` picks them), it times what
 the Watch page's child process does between Run and the film:
 ``ui.work.trace_work`` — data, the solver's whole trace, the display grid's features, the
@@ -20,11 +23,30 @@ method, or its scalable form and why) and the unlabeled error of the final state
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import statistics
 import time
 
 MOONS = ("two_moons", 2000, 0.1, 0)
+#: The changed-σ case of ``--preset``.
+SIGMA = "sigma"
+
+
+def has_sigma(solver: str) -> bool:
+    from ui.solvers import SOLVERS
+
+    return any(p.name == "sigma" for p in SOLVERS[solver].params)
+
+
+def changed_sigma(solver: str, X) -> float:
+    """Half the median pairwise distance (``kernels.default_sigma``, the default width); ∞
+    where the form offers only the median and ∞ (the graph kernel)."""
+    from s3vm_core.kernels import default_sigma
+    from ui.solvers import SOLVERS
+
+    spec = next(p for p in SOLVERS[solver].params if p.name == "sigma")
+    return math.inf if spec.options else 0.5 * default_sigma(X)
 
 
 class _Pipe:
@@ -53,7 +75,10 @@ def _one_run(data, solver, preset, queue):
     _, y, _ = build_dataset(*data)
     labels = pick_labeled(y, 1, random_state=data[3])
     params = {p.name: p.default for p in SOLVERS[solver].params}
-    params.update(preset_params(data[0], solver, preset))
+    if preset == SIGMA:
+        params["sigma"] = changed_sigma(solver, build_dataset(*data)[0])
+    else:
+        params.update(preset_params(data[0], solver, preset))
     run_params, note = run_form(solver, len(y), params)
     pipe = _Pipe()
     with threadpool_limits(1):
@@ -87,9 +112,11 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=MOONS[1])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=120.0)
-    parser.add_argument("--preset", choices=("paper", "default"), default="paper")
+    parser.add_argument("--preset", choices=("paper", "default", SIGMA), default="paper")
     parser.add_argument("--solvers", nargs="+", default=list(SOLVERS), choices=list(SOLVERS))
     args = parser.parse_args(argv)
+    if args.preset == SIGMA:
+        args.solvers = [solver for solver in args.solvers if has_sigma(solver)]
     data = (MOONS[0], args.n, MOONS[2], MOONS[3])
     results = {solver: [] for solver in args.solvers}
     for _ in range(args.repeats):

@@ -5,9 +5,10 @@ Each Newton step of ``s3vm_core.solvers.finite_newton`` solves
 times, on the first f-step problem of DA (p = r = 0.5, lam = 1e-3, lam_u = 1, 50 labels),
 
 * scipy's LSQR and LSMR on the stacked operator ``[diag(sqrt c) X; sqrt(lam) I]`` (what the
-  library uses for sparse or wide data),
-* a plain conjugate gradient on the normal equations (CGLS), written here with numpy for the
-  comparison only, with svmlin's stopping rule ``||grad|| < eps ||residual||``,
+  library used for sparse or wide data before ``finite_newton.cgls``),
+* the library's ``finite_newton.cgls`` (conjugate gradients on the normal equations, stopped
+  at a relative backward error of 1e-6 against ``||A||_F``),
+* the same CGLS with the stopping rule of L2-SVM-MFN, ``||grad|| < eps ||C (t - X w)||``,
 * the normal equations ``(X^T C X + lam I) w = X^T C t`` by Cholesky (what the library uses
   for dense data with few features),
 
@@ -26,11 +27,11 @@ import time
 
 import numpy as np
 import scipy.linalg
-from scipy.sparse.linalg import lsmr, lsqr
+from scipy.sparse.linalg import LinearOperator, lsmr, lsqr
 from threadpoolctl import threadpool_limits
 
 from benchmarks.sparse_text import sparse_text_problem
-from s3vm_core.solvers.finite_newton import stacked_operator
+from s3vm_core.solvers.finite_newton import cgls
 from toy_data import digits_pair, pick_labeled
 
 TOL = 1e-6
@@ -49,9 +50,26 @@ def _relative_gradient(X, c, t, w):
     return float(np.linalg.norm(g) / np.linalg.norm(X.T @ (c * t)))
 
 
+def stacked_operator(X, scale, lam):
+    """``[diag(scale) X; sqrt(lam) I]`` as a ``LinearOperator``, never formed."""
+    m, d = X.shape
+    root = np.sqrt(lam)
+    X_T = X.T
+
+    def matvec(v):
+        v = np.ravel(v)
+        return np.concatenate([scale * np.asarray(X @ v).ravel(), root * v])
+
+    def rmatvec(z):
+        z = np.ravel(z)
+        return np.asarray(X_T @ (scale * z[:m])).ravel() + root * z[m:]
+
+    return LinearOperator((m + d, d), matvec=matvec, rmatvec=rmatvec, dtype=float)
+
+
 def _krylov(solver):
     def solve(X, c, t):
-        operator = stacked_operator(X, np.sqrt(c), LAM, False)
+        operator = stacked_operator(X, np.sqrt(c), LAM)
         rhs = np.concatenate([np.sqrt(c) * t, np.zeros(X.shape[1])])
         out = solver(operator, rhs, atol=TOL, btol=TOL, conlim=1e12, maxiter=10 * X.shape[1])
         return out[0], int(out[2])
@@ -62,8 +80,15 @@ def _lsqr(operator, rhs, maxiter, **kwargs):
     return lsqr(operator, rhs, iter_lim=maxiter, **kwargs)
 
 
-def cgls(X, c, t):
-    """Conjugate gradient on ``(X^T C X + lam I) w = X^T C t`` from w = 0 (svmlin's rule)."""
+def library_cgls(X, c, t):
+    """``finite_newton.cgls`` from w = 0."""
+    solution = cgls(X, c, t, LAM, np.zeros(X.shape[1]), tol=TOL)
+    return solution.w, solution.iterations
+
+
+def mfn_cgls(X, c, t):
+    """Conjugate gradient on ``(X^T C X + lam I) w = X^T C t`` from w = 0, stopped by
+    L2-SVM-MFN's rule."""
     w = np.zeros(X.shape[1])
     z = c * t                       # weighted residual C (t - X w)
     r = X.T @ z - LAM * w
@@ -88,7 +113,8 @@ def cholesky(X, c, t):
     return scipy.linalg.cho_solve(scipy.linalg.cho_factor(gram), X.T @ (c * t)), 1
 
 
-SOLVERS = {"LSQR": _krylov(_lsqr), "LSMR": _krylov(lsmr), "CGLS (numpy)": cgls,
+SOLVERS = {"LSQR": _krylov(_lsqr), "LSMR": _krylov(lsmr), "CGLS (library)": library_cgls,
+           "CGLS, L2-SVM-MFN's rule": mfn_cgls,
            "Cholesky (normal equations)": cholesky}
 
 

@@ -49,7 +49,10 @@ from s3vm_core import QNS3VM, DeterministicAnnealingS3VM, LabelSwitchingTSVM, La
 from toy_data import digits_pair, pick_labeled, two_moons
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-PEERS = REPOSITORY.parent / "shared" / "peers"
+#: ``shared/peers`` beside the repository, or beside a folder that holds it (a git worktree
+#: of the repository one level further down).
+PEERS = next((folder / "shared" / "peers" for folder in REPOSITORY.parents
+              if (folder / "shared" / "peers").is_dir()), REPOSITORY.parent / "shared" / "peers")
 DOCS = REPOSITORY / "docs" / "benchmarks.md"
 SECTION = "## Side by side with the reference implementations"
 

@@ -5,7 +5,13 @@ A solver subclasses ``S3VMClassifier`` and writes three small methods:
 ``_setup(problem, **fit_params)``
     Everything computed once per fit (kernel matrix, feature map, factorizations). After it,
     ``_features(X_new)`` must work. Runs eagerly inside ``trace()``, so bad input fails at the
-    call, before any state is produced.
+    call, before any state is produced. A setup that takes minutes (LDS and the graph kernel:
+    O(n^3) path distances and MDS) returns its long part instead of running it: a generator
+    of progress ``(phase, done, total)`` that ends with the feature map built. From
+    ``SETUP_PROGRESS_FROM`` points on, the trace runs it first, yielding a "setup" state at
+    each report (``_setup_states``), and ``features()`` runs what is left of it when it is
+    called before (so ``features()`` works as soon as ``trace()`` has returned, as for every
+    solver); below, ``trace()`` runs it at the call.
 ``_features(X_new)``
     The solver's feature map; decisions are ``_features(X) @ coef + intercept``.
 ``_iterate(problem)``
@@ -29,12 +35,14 @@ from __future__ import annotations
 import inspect
 import math
 from functools import cache
+from itertools import chain
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
@@ -42,18 +50,22 @@ from threadpoolctl import ThreadpoolController
 from s3vm_core.kernels import (
     KERNELS,
     check_kernel_spread,
+    check_rbf_width,
     default_sample,
     default_sigma,
     kernel_matrix,
     sample_default_C,
+    squared_distances,
 )
 from s3vm_core.problem import (
     Problem,
     check_dense_memory,
     check_finite,
+    check_label_kinds,
     check_scale,
     largest_value,
     make_problem,
+    unlabeled_mask,
 )
 from s3vm_core.trace import SolverState, thin
 
@@ -80,6 +92,13 @@ class Bounded(Interval):
 #: Largest iteration limits accepted (``max_iter``-like parameters): one more iteration never
 #: costs less than a product with the data, so beyond these a fit is a hang, not a fit.
 ITERATION_LIMIT = 100_000
+
+#: Points from which a long setup (LDS, the graph kernel) runs in the trace, reporting its
+#: progress in "setup" states. Their O(n^3) steps take about a second at 1,000 points
+#: (Floyd-Warshall and the MDS eigendecomposition, one core) and minutes at 4,000; below,
+#: ``trace()`` runs the whole setup at the call and the trace starts with its "init" state, as
+#: every other solver's.
+SETUP_PROGRESS_FROM = 1000
 
 #: Cost parameters (C, C*, gamma_A, ...): their ratio to the regularizer's weight 1 is what
 #: matters. Beyond 1e10 the regularizer falls below the round-off of the objective's other terms
@@ -203,12 +222,15 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         generator of SolverState
-            Input is validated and the feature map is built before this returns, so
-            ``features()`` can be called before the first state is drawn. Exhausting the
-            generator leaves the estimator fitted on its "final" state.
+            Input is validated before this returns, and ``features()`` can be called before
+            the first state is drawn. Exhausting the generator leaves the estimator fitted on
+            its "final" state. Where the setup takes long (LDS, the graph kernel), the first
+            states are "setup" states that report its progress (``trace.SolverState``); a call
+            to ``features()`` during them finishes the setup first.
         """
         if isinstance(every, bool) or not isinstance(every, Integral) or every < 1:
             raise ValueError(f"every must be a positive integer, got {every!r}.")
+        self._check_fit_params("trace", fit_params)
         self._validate_params()
         self._clear_fitted()
         self._check_sparse_supported(X)
@@ -219,12 +241,16 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         problem = make_problem(X, y)
         self._largest_value = largest_value(X)
         self.classes_ = problem.classes
-        self._setup(problem, **fit_params)
+        preparation = self._setup(problem, **fit_params)
+        self._preparation = None if preparation is None else self._prepared(preparation)
         self._features_ready = True
+        if problem.y.size < SETUP_PROGRESS_FROM:
+            self._finish_setup()  # quick: all of the setup at the call, as for every solver
         return self._run(problem, every)
 
     def fit(self, X, y, **fit_params):
         """Fit the model (exhausts ``trace``). Returns self."""
+        self._check_fit_params("fit", fit_params)
         for _ in self.trace(X, y, **fit_params):
             pass
         return self
@@ -235,6 +261,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             raise NotFittedError(
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace first."
             )
+        self._finish_setup()
         self._check_sparse_supported(X)
         X = validate_data(
             self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
@@ -262,11 +289,61 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy of ``predict(X)`` on the labeled points of ``y``.
+
+        Points marked ``-1`` (unlabeled) are left out: they have no class to be right or wrong
+        about. scikit-learn's semi-supervised estimators (``LabelSpreading``,
+        ``SelfTrainingClassifier``) inherit ``ClassifierMixin.score``, which would count
+        ``-1`` as a third class that ``predict`` never returns, so the training labels of a
+        semi-supervised fit would score near the fraction of labeled points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True labels, ``-1`` for points without one.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+            The (weighted) fraction of labeled points whose prediction equals their label.
+        """
+        predicted = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != predicted.shape:
+            raise ValueError(
+                f"X has {predicted.shape[0]} points but y has shape {y.shape}; give one label "
+                "(or -1) per point."
+            )
+        labeled = ~unlabeled_mask(y)
+        check_label_kinds(y[labeled])
+        if not labeled.any():
+            raise ValueError(
+                "Every label in y is -1 (unlabeled), so there is nothing to score. Give the "
+                "true labels of the points to score."
+            )
+        weights = None if sample_weight is None else np.asarray(sample_weight)[labeled]
+        return float(accuracy_score(y[labeled], predicted[labeled], sample_weight=weights))
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = self._accepts_sparse
         return tags
+
+    def _check_fit_params(self, method: str, fit_params: dict) -> None:
+        """Refuse a keyword that ``_setup`` does not take, naming the public method."""
+        accepted = [name for name in inspect.signature(self._setup).parameters
+                    if name != "problem"]
+        unknown = [name for name in fit_params if name not in accepted]
+        if unknown:
+            takes = ["X", "y", *(["every"] if method == "trace" else []), *accepted]
+            raise TypeError(
+                f"{type(self).__name__}.{method}() got an unexpected keyword argument "
+                f"{unknown[0]!r}: it takes {', '.join(takes[:-1])} and {takes[-1]} only."
+            )
 
     def _validate_params(self):
         """scikit-learn's validation, after refusing a bool where a number is expected.
@@ -285,9 +362,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     # -- the rule: no state, feature or decision is ever a non-finite number ----------------
 
     def _check_finite_state(self, state: SolverState, index: int) -> None:
-        """Refuse a state whose decision function or objective is not finite (NaN or inf)."""
+        """Refuse a state whose decision function or objective is not finite (NaN or inf);
+        a "setup" state has no objective yet (NaN)."""
         if not (_all_finite(state.train_decision) and _all_finite(state.coef)
-                and math.isfinite(state.intercept) and math.isfinite(state.objective)):
+                and math.isfinite(state.intercept)
+                and (math.isfinite(state.objective) or state.stage == "setup")):
             raise ValueError(
                 f"{type(self).__name__} computed numbers that are not finite (floating point "
                 f"overflowed) at step {index} of its path, so it has no usable decision "
@@ -339,6 +418,42 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                      if name.endswith("_") and not name.startswith("_")]:
             delattr(self, name)
         self._features_ready = False
+        self._preparation = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if state.get("_preparation") is not None:
+            # a generator cannot be pickled: the copy is a trace whose setup never finished
+            state = {**state, "_preparation": None, "_features_ready": False}
+        return state
+
+    # -- a setup that reports its progress -------------------------------------------------
+
+    def _prepared(self, preparation):
+        """The long part of the setup, forgotten once it has run to its end."""
+        yield from preparation
+        self._preparation = None
+
+    def _finish_setup(self) -> None:
+        """Run what is left of a long setup (``features()`` needs its result)."""
+        for _ in self._preparation or ():
+            pass
+        if self._preparation is not None:  # it raised before its end, at an earlier call
+            raise NotFittedError(
+                f"The setup of this {type(self).__name__} stopped at an error; call fit or "
+                "trace again."
+            )
+
+    def _setup_states(self, n_points: int):
+        """A "setup" state for each progress report of a long setup, while it runs: no model
+        yet (empty ``coef``, decision 0 everywhere); ``stage_index`` is the setup's phase,
+        ``extras["done"]`` of ``extras["total"]`` how far it has come (documented per solver).
+        Nothing when ``features()`` already ran the setup."""
+        for phase, done, total in self._preparation or ():
+            yield SolverState(stage="setup", stage_index=phase, iteration=done, event="iter",
+                              coef=np.empty(0), intercept=0.0,
+                              train_decision=np.zeros(n_points),
+                              extras={"done": done, "total": total})
 
     def _run(self, problem: Problem, every: int):
         iterations, final, outcome = 0, None, None
@@ -351,10 +466,13 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             nonlocal iterations
             for index, state in enumerate(states):
                 self._check_finite_state(state, index)
-                iterations += state.event == "iter"
+                iterations += state.event == "iter" and state.stage != "setup"
                 yield state
 
-        for state in thin(counted(one_blas_thread(solved())), every):
+        # the setup runs with the caller's BLAS threads, as it does when trace() or
+        # features() runs it: its results do not depend on the way it was reached
+        states = chain(self._setup_states(problem.y.size), one_blas_thread(solved()))
+        for state in thin(counted(states), every):
             final = state
             yield state
         # A solver that needs no iteration (a closed form, all points labeled) still ran once.
@@ -378,16 +496,20 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         """Resolve ``sigma_`` (LDS paper §2.3.2 default when ``sigma`` is None) and keep the
         kernel's expansion points ``centers`` (default: all of ``X``).
 
-        Kernel parameters that give every pair of points the same value are refused here, on
-        the ``default_sample`` rows (the linear kernel of distinct points never does that).
+        Kernel parameters that give every pair of points the same value, or a Gaussian width
+        so small that the kernel matrix is the identity, are refused here, on the
+        ``default_sample`` rows (``kernels.check_rbf_width``; the linear kernel of distinct
+        points never does that).
         """
         if self.kernel == "rbf":
             self.sigma_ = default_sigma(X) if self.sigma is None else float(self.sigma)
         else:
             self.sigma_ = None
         self.X_fit_ = X if centers is None else centers
-        if self.kernel != "linear":
-            sample = X[default_sample(X.shape[0])]
+        sample = X[default_sample(X.shape[0])]
+        if self.kernel == "rbf":
+            check_rbf_width(squared_distances(sample, sample), self.sigma_)
+        elif self.kernel == "poly":
             check_kernel_spread(self._kernel(sample, sample), self.kernel, self.sigma_,
                                 self.degree, self.coef0)
 
@@ -404,7 +526,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     # -- to be written by each solver -----------------------------------------------------
 
-    def _setup(self, problem: Problem, **fit_params) -> None:
+    def _setup(self, problem: Problem, **fit_params):
         raise NotImplementedError
 
     def _features(self, X) -> np.ndarray:

@@ -177,6 +177,39 @@ def check_kernel_spread(K, kernel: str, sigma: float | None = None, degree: int 
     raise ValueError(FLAT_KERNEL)
 
 
+#: A kernel value below this is lost in round-off beside the value 1 of a point with itself
+#: (float64's machine epsilon).
+_ROUND_OFF = float(np.finfo(float).eps)
+
+
+def check_rbf_width(D2, sigma: float) -> None:
+    """Refuse a Gaussian width at either degenerate end, from squared distances ``D2``
+    between sample points (the ``default_sample`` rows of the training data).
+
+    Too large, every kernel value rounds to 1 (``check_kernel_spread``). Too small, the value
+    of the two closest distinct points, ``exp(-d_min^2 / (2 sigma^2))``, is below float64's
+    round-off beside the 1 of a point with itself: the kernel matrix is the identity to
+    working precision, each point sees only itself, and away from the training points the
+    decision function is its constant intercept (one class everywhere). The limit,
+    ``d_min / sqrt(2 ln(1 / eps))`` (about ``d_min / 8.5``), comes from the data as the large
+    end does. Coincident points (``D2 = 0``) are the same point and set no limit.
+    """
+    positive = D2[D2 > 0]
+    if positive.size:
+        nearest = float(np.sqrt(positive.min()))
+        smallest = nearest / np.sqrt(-2.0 * np.log(_ROUND_OFF))
+        if sigma < smallest:
+            raise ValueError(
+                f"sigma={sigma:.3g} is so much smaller than the distance between the two "
+                f"closest points ({nearest:.3g}) that the kernel value of every pair of "
+                "distinct points rounds to 0 beside the value 1 of a point with itself: each "
+                "point sees only itself, and away from the training points the model would "
+                f"predict one class everywhere. Choose sigma of at least {smallest:.3g} (None "
+                "takes the median pairwise distance)."
+            )
+    check_kernel_spread(gaussian(D2, sigma), "rbf", sigma)
+
+
 def quantile_sigma(distances: np.ndarray, n_classes: int = 2) -> float:
     """Default kernel width of the LDS paper, section 2.3.2.
 

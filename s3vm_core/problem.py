@@ -99,6 +99,25 @@ def _names_string_minus_one(classes) -> bool:
                for c in np.asarray(classes).tolist())
 
 
+def check_label_kinds(labels, name: str = "y") -> None:
+    """Refuse class labels that mix numbers and strings, which cannot be sorted or compared
+    (``labels`` are the labeled entries: the number -1 beside string classes is the
+    convention for unlabeled points, not a mix)."""
+    values = np.asarray(labels)
+    if values.dtype.kind != "O":
+        return
+    values = values.tolist()
+    strings = [v for v in values if isinstance(v, str)]
+    numbers = [v for v in values if isinstance(v, Real)]
+    if strings and numbers:
+        examples = sorted(set(map(repr, numbers)))[:3] + sorted(set(map(repr, strings)))[:3]
+        raise ValueError(
+            f"The labels in {name} mix numbers and strings ({', '.join(examples)}), so their "
+            "classes cannot be told apart or ordered. Write every class the same way, all as "
+            "numbers or all as strings (the number -1 still marks an unlabeled point)."
+        )
+
+
 def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     """Map class labels to {-1, +1} and unlabeled points to 0.
 
@@ -116,6 +135,7 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
             "label for labeled ones."
         )
     unlabeled = unlabeled_mask(y)
+    check_label_kinds(y[~unlabeled])
     check_classification_targets(y[~unlabeled])
     classes = np.unique(y[~unlabeled])
     if _names_string_minus_one(classes):

@@ -4,6 +4,9 @@ Every estimator's ``trace(X, y)`` yields ``SolverState`` objects. Between ``feat
 (available as soon as the trace has started) and a state, the decision function is linear::
 
     f(X_new) = features(X_new) @ state.coef + state.intercept
+
+except for the "setup" states that a long setup (LDS, the graph kernel) yields before the feature
+map exists: they have no model yet, an empty ``coef`` and the decision 0 everywhere.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-STAGES = ("C_star", "gamma", "alpha", "T", "newton", "pcg", "fit")
+STAGES = ("setup", "C_star", "gamma", "alpha", "T", "newton", "pcg", "fit")
 EVENTS = ("init", "iter", "stage_end", "final")
 
 
@@ -42,7 +45,11 @@ class SolverState:
     step : int
         Position in the whole unthinned trace: 0, 1, 2, ...
     stage : str
-        The outer parameter being varied: one of ``STAGES``.
+        The outer parameter being varied: one of ``STAGES``. ``"setup"``: a progress report
+        of a long setup, before the solver's feature map and model exist; its ``coef`` is
+        empty and its decision 0 everywhere (``intercept`` 0, ``train_decision`` zeros),
+        ``stage_index`` is the setup's phase and ``extras["done"]`` of ``extras["total"]``
+        how far that phase has come (the phases are documented per solver).
     stage_index : int
         Index of the stage (0 for the first C*, gamma, alpha or T).
     stage_value : float
@@ -131,8 +138,11 @@ def decision_on_grid(features: np.ndarray, states: Iterable[SolverState]) -> np.
     ndarray of shape (n_states, n_points)
     """
     states = list(states)
-    if not states:
-        return np.empty((0, features.shape[0]))
-    coefs = np.stack([s.coef for s in states], axis=1)
-    intercepts = np.array([s.intercept for s in states])
-    return (features @ coefs).T + intercepts[:, None]
+    intercepts = np.array([s.intercept for s in states], dtype=float)
+    values = np.repeat(intercepts[:, None], features.shape[0], axis=1)
+    # a "setup" state has no model yet: its decision is its intercept, 0
+    with_model = [i for i, s in enumerate(states) if s.coef.size]
+    if with_model:
+        values[with_model] += (features @ np.stack([states[i].coef for i in with_model],
+                                                   axis=1)).T
+    return values

@@ -36,9 +36,9 @@ from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import DA_LOSSES, da_effective_loss, da_loss, da_loss_grad
 from s3vm_core.problem import check_dense_memory
 from s3vm_core.solvers.finite_newton import (
-    decision,
     newton_squared_hinge,
     squared_hinge_mfn,
+    squared_row_norms,
     weighted_ridge,
 )
 from s3vm_core.solvers.svm import (
@@ -59,9 +59,9 @@ from s3vm_core.trace import SolverState
 #: Stopping tolerance of LIBSVM in the hinge f-step (KKT violation); scikit-learn's default
 #: 1e-3 leaves p visibly noisy at low T.
 _SVC_TOL = 1e-5
-#: LSQR tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
+#: ``cgls`` tolerance of the squared loss's f-step on the linear path: the closed form (7) of the
 #: kernel path is exact, and p reacts to f with a factor 1/T, so the one solve per alternation
-#: is taken to near machine accuracy (a few more LSQR iterations).
+#: is taken to near machine accuracy (a few more iterations).
 _RIDGE_TOL = 1e-12
 #: log10 of the lowest temperature allowed: (nu - g) / T of eq. (8) must stay finite.
 _LOWEST_LOG10_T = -250.0
@@ -206,10 +206,12 @@ def kl_divergence(logits_p, logits_q) -> float:
     """``KL(p, q) = sum_j [p_j log(p_j/q_j) + (1-p_j) log((1-p_j)/(1-q_j))]`` from the logits.
 
     Working with logits keeps it finite when a probability underflows to exactly 0 or 1.
+    With ``a, b`` the logits of p and q, ``log(1 - p) = log p - a``, so the sum is
+    ``[log p - log q] - (1 - p)(a - b)``: two ``log_expit`` instead of four (a tenth of DA's
+    time on sparse text at n = 2,000 went to them).
     """
-    p = expit(logits_p)
-    kl = p * (log_expit(logits_p) - log_expit(logits_q))
-    kl += (1.0 - p) * (log_expit(-logits_p) - log_expit(-logits_q))
+    log_ratio = log_expit(logits_p) - log_expit(logits_q)
+    kl = log_ratio - expit(-logits_p) * (logits_p - logits_q)
     return float(max(kl.sum(), 0.0))
 
 
@@ -432,6 +434,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         if self.kernel == "linear":
             # §3.1, after Eqn. 6: f(x) = w^T x, updated in the primal (no n x n matrix)
             self._K, self._design = None, LinearDesign(X)
+            self._row_norms = squared_row_norms(X)  # for every f-step's inner solves
             return
         if self.loss == "hinge":
             # the weighted SVM sees every unlabeled point twice
@@ -561,7 +564,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
         point). Returns ``(w, f)``."""
         if self.loss == "squared_hinge":
             result = squared_hinge_mfn(X, c_plus, c_minus, self.lam, state.alpha,
-                                       outputs=state.f)
+                                       outputs=state.f, row_norms=self._row_norms)
             if not result.converged:
                 warnings.warn(
                     f"The squared-hinge Newton f-step did not converge in "
@@ -569,9 +572,10 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                 )
             return result.w, result.outputs
         weights = c_plus + c_minus
-        w, _, _ = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
-                                 state.alpha, tol=_RIDGE_TOL)
-        return w, decision(X, w)
+        solution = weighted_ridge(X, weights, (c_plus - c_minus) / weights, self.lam,
+                                  state.alpha, tol=_RIDGE_TOL, outputs=state.f,
+                                  row_norms=self._row_norms)
+        return solution.w, solution.outputs
 
     def _p_full(self, p, problem):
         out = (problem.y > 0).astype(float)

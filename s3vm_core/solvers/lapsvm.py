@@ -44,7 +44,7 @@ from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, it
 from s3vm_core.graph import check_n_neighbors, graph_laplacian, knn_adjacency
 from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import squared_hinge_line_search
-from s3vm_core.problem import check_dense_memory, check_finite, check_scale
+from s3vm_core.problem import check_dense_memory, check_finite, check_label_kinds, check_scale
 from s3vm_core.stopping import (
     CRITERIA,
     Progress,
@@ -410,11 +410,12 @@ class _LaplacianKernelMachine(S3VMClassifier):
         if X_val is None:
             self._X_val = self._y_val = None
             return
-        X_val = check_array(X_val, dtype=np.float64,
+        X_val = check_array(X_val, dtype=np.float64, ensure_all_finite=False, input_name="X_val",
                             accept_sparse="csr" if self.kernel == "linear" else False)
         check_finite(X_val, "X_val")
         check_scale(X_val, "X_val", training=False)
         y_val = np.asarray(y_val)
+        check_label_kinds(y_val, "y_val")
         if X_val.shape[1] != n_features:
             raise ValueError(
                 f"X_val has {X_val.shape[1]} features but X has {n_features}; the validation "

@@ -31,11 +31,11 @@ from s3vm_core.base import (
 )
 from s3vm_core.graph import (
     classical_mds,
-    rho_path_distances,
+    rho_path_distance_steps,
     rho_path_distances_to,
 )
 from s3vm_core.kernels import (
-    check_kernel_spread,
+    check_rbf_width,
     default_C,
     default_sample,
     gaussian,
@@ -44,7 +44,7 @@ from s3vm_core.kernels import (
     select_landmarks,
 )
 from s3vm_core.losses import hinge
-from s3vm_core.solvers.finite_newton import squared_hinge_mfn
+from s3vm_core.solvers.finite_newton import squared_hinge_mfn, squared_row_norms
 from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
 from s3vm_core.solvers.svm import (
     KernelDesign,
@@ -281,7 +281,13 @@ class LDS(GradientTSVM):
     C_, C_star_, map_, coef_, intercept_, classes_, transduction_, objective_, n_iter_
         As for ``GradientTSVM`` (``map_`` acts on the MDS coordinates).
 
-    Trace: as ``GradientTSVM`` (stage ``"C_star"``).
+    Trace: from ``base.SETUP_PROGRESS_FROM`` points (1,000) on, first the "setup" states of
+    its O(n^3) steps (no model yet, decision 0): phase
+    (``stage_index``) 0 reports the path distances after each block of 128 intermediate points
+    of Floyd-Warshall (full graph) or 128 sources of Dijkstra (k-NN graph), ``extras["done"]``
+    of ``extras["total"]`` blocks; phase 1 comes once, before the MDS eigendecomposition.
+    ``features()`` called before them runs the setup at once, and the trace then has none.
+    Then as ``GradientTSVM`` (stage ``"C_star"``).
     """
 
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
@@ -311,8 +317,18 @@ class LDS(GradientTSVM):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        self.path_distances_ = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors,
-                                                  bridge=self.bridge)
+        paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
+                                        bridge=self.bridge)
+        return self._embedding(problem, paths)
+
+    def _embedding(self, problem, paths):
+        """Algorithm 1, steps 1-6, reporting progress: phase 0 the path distances (``done``
+        of ``total`` blocks of Floyd-Warshall or Dijkstra), phase 1 the MDS (one report
+        before its eigendecomposition, which gives none of its own)."""
+        for done, total in paths:
+            yield 0, done, total
+        self.path_distances_ = paths.result
+        yield 1, 0, 1
         self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
         E = self.mds_.embedding
         self.n_components_ = E.shape[1]
@@ -322,6 +338,7 @@ class LDS(GradientTSVM):
 
     def embed(self, X) -> np.ndarray:
         """MDS coordinates of new points (out-of-sample extension; exact for training points)."""
+        self._finish_setup()
         P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
                                       n_neighbors=self.n_neighbors)
         return self.mds_.transform(P_new**2)
@@ -369,7 +386,9 @@ class GraphKernelSVM(S3VMClassifier):
         ``s3vm_core.graph.rho_path_distances_to``.
     intercept_, classes_, transduction_, objective_
 
-    Trace: stage ``"fit"``; "init" (f = 0) and the "final" SVM.
+    Trace: from 1,000 points on, first the "setup" states of the path distances, as for
+    ``LDS`` (phase 0 only);
+    then stage ``"fit"``: "init" (f = 0) and the "final" SVM.
     """
 
     _sparse_kernels = ()
@@ -389,8 +408,17 @@ class GraphKernelSVM(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        P = rho_path_distances(X, self.rho, n_neighbors=self.n_neighbors, bridge=self.bridge)
-        self.path_distances_ = P
+        paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
+                                        bridge=self.bridge)
+        return self._graph_kernel_steps(problem, paths)
+
+    def _graph_kernel_steps(self, problem, paths):
+        """Steps 1-3 of §2.1.2, reporting progress: phase 0 the path distances (``done`` of
+        ``total`` blocks of Floyd-Warshall or Dijkstra)."""
+        X = problem.X
+        for done, total in paths:
+            yield 0, done, total
+        P = self.path_distances_ = paths.result
         self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
         self._labeled = problem.labeled
         D_labeled = P[np.ix_(self._labeled, self._labeled)] ** 2
@@ -401,7 +429,7 @@ class GraphKernelSVM(S3VMClassifier):
         K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
                                       P[rows][:, self._labeled])
         if np.isfinite(self.sigma_):
-            check_kernel_spread(K_sample, "rbf", self.sigma_)
+            check_rbf_width(P[rows][:, rows] ** 2, self.sigma_)
         self.C_, _ = resolve_costs(self.C, default_C=lambda: default_C(K_sample))
         self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
 
@@ -538,7 +566,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 "kernel."
             )
         self._fit_kernel(X)
-        self._X = X
+        self._X, self._row_norms = X, None
         self._K = None if self.kernel == "linear" else self._kernel(X)
         self._design = LinearDesign(X) if self._K is None else KernelDesign(self._K)
         # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
@@ -655,8 +683,11 @@ class LabelSwitchingTSVM(S3VMClassifier):
             # and weights 2 C_e on the label's side
             c_plus = np.where(labels > 0, 2.0 * costs, 0.0)
             c_minus = np.where(labels < 0, 2.0 * costs, 0.0)
+            if self._row_norms is None:  # once per fit, for every retraining's inner solves
+                self._row_norms = squared_row_norms(self._X)
             result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, state.coef,
-                                       state.intercept, fit_intercept=True)
+                                       state.intercept, fit_intercept=True,
+                                       row_norms=self._row_norms)
             return state._replace(coef=result.w, intercept=result.b, decision=result.outputs)
         dual_start = state.dual_start
         if self._dual is not None:

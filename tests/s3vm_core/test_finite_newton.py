@@ -61,8 +61,10 @@ def test_weighted_ridge_is_the_normal_equations_with_a_free_bias(dense):
     X, weights, targets = _data(seed=3)
     targets = np.random.default_rng(0).normal(size=weights.size)
     lam = 0.3
-    w, b, _ = weighted_ridge(X.toarray() if dense else X, weights, targets, lam,
-                             np.ones(X.shape[1]), 2.0, fit_intercept=True, tol=1e-12)
+    w, b, _, outputs = weighted_ridge(X.toarray() if dense else X, weights, targets, lam,
+                                      np.ones(X.shape[1]), 2.0, fit_intercept=True,
+                                      tol=1e-12)
+    np.testing.assert_allclose(outputs, X @ w + b, atol=1e-12)
     # the gradient of lam/2 ||w||^2 + sum_i weights_i/2 (x_i w + b - t_i)^2 vanishes
     residual = weights * (X @ w + b - targets)
     np.testing.assert_allclose(lam * w + X.T @ residual, 0.0, atol=1e-9)

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 import s3vm_core
 from s3vm_core import LDS, QNS3VM, LapRLSC, LapSVM, SVMBaseline
 from s3vm_core.base import S3VMClassifier
-from s3vm_core.kernels import kernel_matrix, rbf_kernel
+from s3vm_core.kernels import kernel_matrix, rbf_kernel, squared_distances
 from toy_data import pick_labeled, two_moons
 
 ESTIMATORS = [getattr(s3vm_core, name) for name in s3vm_core.__all__
@@ -54,10 +54,20 @@ def test_extreme_widths_give_the_kernels_limits_never_nan():
         np.testing.assert_array_equal(rbf_kernel(X, X, sigma), np.ones((3, 3)))
 
 
-@pytest.mark.parametrize("sigma", [1e-200, 1e-160], ids=str)
+@pytest.mark.parametrize("sigma", [1e-300, 1e-200, 1e-160], ids=str)
 @pytest.mark.parametrize("cls", WIDTH_ESTIMATORS, ids=lambda c: c.__name__)
-def test_a_tiny_width_fits_with_finite_decisions(small, cls, sigma):
-    _assert_finite_fit(cls(sigma=sigma), *small)
+def test_a_tiny_width_is_refused_with_the_smallest_width_the_data_allow(small, cls, sigma):
+    # K = I: the model would predict one class everywhere away from the training points
+    X, labels = small
+    nearest = np.sqrt(np.min(squared_distances(X, X)[~np.eye(len(X), dtype=bool)]))
+    with pytest.raises(ValueError, match=rf"^sigma={sigma:.3g} is so much smaller than the "
+                                         r"distance between the two closest points .* at least "
+                                         r"(\S+) \(None") as error:
+        cls(sigma=sigma).fit(X, labels)
+    smallest = float(re.search(r"at least (\S+) ", str(error.value)).group(1))
+    assert smallest == pytest.approx(nearest / 8.49, rel=1e-2)
+    # just above that limit, the closest pair's kernel value is above round-off: a fit
+    _assert_finite_fit(cls(sigma=1.01 * smallest), X, labels)
 
 
 @pytest.mark.parametrize("sigma", [1e200, 2.0**63], ids=str)

@@ -3,8 +3,11 @@
 import numpy as np
 import pytest
 
-from s3vm_core import SVMBaseline
+import s3vm_core
+from s3vm_core import LapRLSC, LapSVM, SVMBaseline
+from s3vm_core.base import S3VMClassifier
 from s3vm_core.problem import DATA_SCALE, check_dense_memory, encode_labels
+from toy_data import pick_labeled, two_moons
 
 
 @pytest.fixture
@@ -108,3 +111,66 @@ def test_data_at_the_edges_of_the_scale_fit(data):
         scaled = X / np.max(np.abs(X)) * factor
         model = SVMBaseline().fit(scaled, y)
         assert np.all(np.isfinite(model.decision_function(scaled)))
+
+
+# -- issue 26, item 7: messages that named internals or misled ------------------------------
+
+ESTIMATORS = [getattr(s3vm_core, name) for name in s3vm_core.__all__
+              if isinstance(getattr(s3vm_core, name), type)
+              and issubclass(getattr(s3vm_core, name), S3VMClassifier)]
+
+
+@pytest.mark.parametrize("labeled", [[0, 1, "a"], ["b", "a", 0], [0, "a"]],
+                         ids=["numbers first", "strings first", "one of each"])
+def test_labels_mixing_numbers_and_strings_are_named_so(data, labeled):
+    X, _ = data
+    labels = np.array(labeled + [-1] * (20 - len(labeled)), dtype=object)
+    with pytest.raises(ValueError, match=r"^The labels in y mix numbers and strings .* all as "
+                                         "numbers or all as strings"):
+        SVMBaseline().fit(X, labels)
+
+
+@pytest.mark.parametrize("method", ["fit", "trace"])
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_an_unknown_fit_keyword_names_the_method_and_what_it_takes(data, cls, method):
+    X, y = data
+    with pytest.raises(TypeError) as error:
+        getattr(cls(), method)(X, y, sample_weight=np.ones(20))
+    message = str(error.value)
+    assert message.startswith(f"{cls.__name__}.{method}() got an unexpected keyword argument "
+                              "'sample_weight': it takes X")
+    assert "_setup" not in message and "_Laplacian" not in message
+    assert ("X_val and y_val only" in message) == (cls in (LapSVM, LapRLSC))
+
+
+def test_a_validation_set_with_nan_names_x_val_and_y_val(data):
+    X, y = data
+    X_val = X[:4].copy()
+    X_val[1, 0] = np.nan
+    model = LapSVM(solver="pcg", stopping="validation")
+    with pytest.raises(ValueError, match=r"^X_val contains 1 NaN"):
+        model.fit(X, y, X_val=X_val, y_val=[0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"^y_val contains labels \[nan\]"):
+        model.fit(X, y, X_val=X[:4], y_val=[0.0, np.nan, 0.0, 1.0])
+    with pytest.raises(ValueError, match=r"^The labels in y_val mix numbers and strings"):
+        model.fit(X, y, X_val=X[:4], y_val=np.array([0, "a", 0, 1], dtype=object))
+
+
+def test_score_counts_the_labeled_points_only():
+    X, truth = two_moons(200, noise=0.1, random_state=0)
+    labels = pick_labeled(truth, 5, random_state=0)
+    model = SVMBaseline().fit(X, labels)
+    right = model.predict(X) == truth
+    # the training labels: the ten labeled points are scored, not the 190 marked -1 (counted
+    # as a third class, they would put the score below 10/200)
+    labeled = labels != -1
+    assert model.score(X, labels) == pytest.approx(right[labeled].mean())
+    assert model.score(X, labels) >= 0.8
+    # true labels with some points marked -1: the accuracy on the others
+    partial = np.where(np.arange(200) % 2 == 0, truth, -1)
+    assert model.score(X, partial) == pytest.approx(right[::2].mean())
+    weights = np.linspace(1, 2, 200)
+    assert model.score(X, partial, sample_weight=weights) == pytest.approx(
+        np.average(right[::2], weights=weights[::2]))
+    with pytest.raises(ValueError, match="Every label in y is -1"):
+        model.score(X, np.full(200, -1))

@@ -96,9 +96,11 @@ def test_sparse_and_dense_input_give_the_same_model_and_features_stay_sparse(nam
     make = LINEAR.get(name, lambda **kw: QNS3VM(**kw))
     sparse = _fit(make(kernel="linear"), X, labels)
     dense = _fit(make(kernel="linear"), X.toarray(), labels)
-    # dense data with few features take a direct solve where sparse ones take LSQR (1e-6)
+    # dense data with few features take a direct solve where sparse ones take conjugate
+    # gradients to a relative backward error of 1e-6 (finite_newton.cgls), which leaves w off
+    # by up to 1e-6 ||A||_F ||r|| / lam: about 1e-4 here (lam = 0.01), 2e-5 measured
     np.testing.assert_allclose(sparse.decision_function(X),
-                               dense.decision_function(X.toarray()), atol=1e-5)
+                               dense.decision_function(X.toarray()), atol=1e-4)
     F = sparse.features(X[:7])
     assert sp.issparse(F) and F.shape == (7, X.shape[1])
 

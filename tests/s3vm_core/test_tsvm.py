@@ -351,3 +351,78 @@ def test_the_option_a_memory_refusal_names_fits_where_the_exact_method_does_not(
         GradientTSVM(sigma=0.3).fit(X, y)
     model = GradientTSVM(sigma=0.3, n_components=40).fit(X, y)  # 150 x 40 and 40 x 40 only
     assert model.map_.n_components <= 40
+
+
+# -- a long setup reports its progress (issue 26, item 8) ----------------------------------
+
+
+def _graph_kernel_paths(X, rho):
+    """The path distances as scipy's Floyd-Warshall gives them (the graph kernel's step 2)."""
+    from scipy.sparse.csgraph import csgraph_from_dense, shortest_path
+
+    W = np.expm1(rho * np.sqrt(squared_distances(X, X)))
+    np.fill_diagonal(W, 0.0)
+    P = np.log1p(shortest_path(csgraph_from_dense(W, null_value=np.inf), method="FW",
+                               directed=False)) / rho
+    P = 0.5 * (P + P.T)
+    np.fill_diagonal(P, 0.0)
+    return P
+
+
+def test_a_long_setup_yields_its_progress_before_the_first_solver_state():
+    from s3vm_core.base import SETUP_PROGRESS_FROM
+
+    X, _, y = _moons(n=SETUP_PROGRESS_FROM, n_per_class=2)
+    model = GraphKernelSVM(rho=1.0)
+    states = list(model.trace(X, y))
+    setup = [s for s in states if s.stage == "setup"]
+    assert all(s.stage == "setup" for s in states[:len(setup)])
+    assert states[len(setup)].event == "init"
+    # Floyd-Warshall reports after each of its blocks of 128 intermediate points
+    blocks = -(-SETUP_PROGRESS_FROM // 128)
+    assert [s.extras["done"] for s in setup] == list(range(1, blocks + 1))
+    assert {s.extras["total"] for s in setup} == {blocks}
+    # no model yet: the decision is 0 everywhere, on the training points and on new ones
+    F = model.features(X[:50] + 0.01)
+    assert all(s.coef.size == 0 and not s.train_decision.any() for s in setup)
+    assert not decision_on_grid(F, setup).any()
+    np.testing.assert_array_equal(decision_on_grid(F, states[-1:])[0],
+                                  model.decision_function(X[:50] + 0.01))
+    assert model.n_iter_ == 1  # a setup state is no iteration of the solver
+    # the same paths to the bit, and the same model when features() runs the setup first (the
+    # app's order), without a setup state
+    np.testing.assert_array_equal(model.path_distances_, _graph_kernel_paths(X, 1.0))
+    first = GraphKernelSVM(rho=1.0)
+    trace = first.trace(X, y)
+    np.testing.assert_array_equal(first.features(X[:50] + 0.01), F)
+    assert [s.stage for s in trace] == ["fit", "fit"]
+    np.testing.assert_array_equal(first.coef_, model.coef_)
+    assert first.intercept_ == model.intercept_
+
+
+def test_lds_reports_its_paths_then_its_mds_and_features_finish_the_setup(monkeypatch):
+    from s3vm_core import base
+
+    monkeypatch.setattr(base, "SETUP_PROGRESS_FROM", 100)
+    X, _, y = _moons(n=300)
+    model = LDS(rho=4.0, n_neighbors=8)
+    states = list(model.trace(X, y))
+    setup = [(s.stage_index, s.extras["done"], s.extras["total"]) for s in states
+             if s.stage == "setup"]
+    # Dijkstra, 128 sources a step, then one report before the MDS eigendecomposition
+    assert setup == [(0, 1, 3), (0, 2, 3), (0, 3, 3), (1, 0, 1)]
+    assert states[len(setup)].event == "init"
+    # features() during the setup runs the rest of it; the trace goes on with the solver
+    other = LDS(rho=4.0, n_neighbors=8)
+    trace = other.trace(X, y)
+    assert next(trace).stage == "setup"
+    np.testing.assert_array_equal(other.features(X), model.features(X))
+    rest = list(trace)
+    assert rest[0].event == "init" and len(rest) == len(states) - len(setup)
+    np.testing.assert_array_equal(other.coef_, model.coef_)
+    # a fit below the threshold: the setup at the call, the trace as it always was
+    monkeypatch.setattr(base, "SETUP_PROGRESS_FROM", 1000)
+    small = LDS(rho=4.0, n_neighbors=8)
+    small_states = list(small.trace(X, y))
+    assert small_states[0].event == "init" and len(small_states) == len(rest)
+    np.testing.assert_array_equal(small.coef_, model.coef_)
