@@ -69,6 +69,18 @@ def test_normalized_laplacian_and_its_power(X):
     assert np.allclose(L3.toarray(), np.linalg.matrix_power(L.toarray(), 3))
 
 
+def test_iterated_laplacian_is_the_power_without_forming_it(X):
+    from s3vm_core.graph import IteratedLaplacian
+
+    L = graph_laplacian(knn_adjacency(X, n_neighbors=5), normalized=True)
+    L3 = graph_laplacian(knn_adjacency(X, n_neighbors=5), normalized=True, p=3)
+    operator = IteratedLaplacian(L, 3)
+    V = np.random.default_rng(0).normal(size=(60, 4))
+    np.testing.assert_allclose(operator @ V, L3 @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(operator.sum(axis=1), np.asarray(L3.sum(axis=1)).ravel(),
+                               atol=1e-12)
+
+
 def test_bad_graph_parameters_are_explained(X):
     with pytest.raises(ValueError, match="n_neighbors=60 but there are only 60 points"):
         knn_adjacency(X, n_neighbors=60)
