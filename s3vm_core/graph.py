@@ -316,21 +316,34 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None,
     check_dense_memory(
         X.shape[0], X.shape[0], "path distance matrix",
         "LDS and the graph kernel keep every pair's path distance, on the full or the k-NN "
-        "graph alike (n_neighbors makes them faster, not smaller): use fewer points.")
+        "graph alike: use n_landmarks with n_neighbors (the path distances from landmark "
+        "points only), or fewer points.")
     if np.isinf(rho):
         return _minimax_distances(X, n_neighbors, bridge)
-    if n_neighbors is None:
-        if rho == 0.0:  # the direct edge is shortest (triangle inequality)
-            return distances(X, X)
-        d = distances(X, X)
-        np.fill_diagonal(d, 0.0)
-        G = None
+    if n_neighbors is not None:
+        # n Dijkstra runs, O(n k n log n), on the sparse k-NN graph (at n = 2000, k = 10:
+        # about 0.5 s instead of Floyd-Warshall's 20 s)
+        P = _dijkstra_paths(_path_graph(X, n_neighbors, bridge), rho)
+        if rho == 0.0:
+            return P
     else:
-        G = _path_graph(X, n_neighbors, bridge)
-        if rho == 0.0:  # G is symmetric: directed=True spares scipy its undirected copy
-            return shortest_path(G, method="D", directed=True)
-        d = G.data
-    largest = rho * float(d.max(initial=0.0))
+        d = distances(X, X)
+        if rho == 0.0:  # the direct edge is shortest (triangle inequality)
+            return d
+        np.fill_diagonal(d, 0.0)
+        _check_edge_exponent(rho, d)
+        # null_value=inf keeps zero-length edges (duplicate points) as edges; Floyd-Warshall,
+        # O(n^3), on the dense full graph
+        graph = csgraph_from_dense(np.expm1(rho * d), null_value=np.inf)
+        P = np.log1p(shortest_path(graph, method="FW", directed=False)) / rho
+    P = 0.5 * (P + P.T)
+    np.fill_diagonal(P, 0.0)
+    return np.maximum(P, 0.0, out=P)
+
+
+def _check_edge_exponent(rho: float, lengths) -> None:
+    """Refuse edge lengths ``exp(rho d) - 1`` that overflow (``rho * max d`` above 690)."""
+    largest = rho * float(np.max(lengths, initial=0.0))
     if largest > _RHO_EXP_LIMIT:
         raise ValueError(
             f"rho times the longest edge is {largest:.3g}: the edge lengths exp(rho d) - 1 of "
@@ -338,22 +351,107 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None,
             "rho, rescale X, or rho=np.inf, the limit the paper handles exactly (minimax path "
             "distance)."
         )
-    weights = np.expm1(rho * d)
-    if G is None:
-        # null_value=inf keeps zero-length edges (duplicate points) as edges.
-        graph = csgraph_from_dense(weights, null_value=np.inf)
-    else:
-        graph = G.copy()
-        graph.data = weights
-    # Floyd-Warshall, O(n^3), on the dense full graph; n Dijkstra runs, O(n k n log n), on the
-    # sparse k-NN graph (at n = 2000, k = 10: about 0.5 s instead of 20 s).
-    # On the symmetric k-NN graph directed=True gives the same paths 1.5-3x faster (scipy
-    # does not build its undirected copy).
-    method, directed = ("FW", False) if G is None else ("D", True)
-    P = np.log1p(shortest_path(graph, method=method, directed=directed)) / rho
-    P = 0.5 * (P + P.T)
-    np.fill_diagonal(P, 0.0)
-    return np.maximum(P, 0.0, out=P)
+
+
+def _dijkstra_paths(G, rho: float, sources=None) -> np.ndarray:
+    """rho-path distances on the k-NN graph ``G`` (finite rho) from ``sources`` (all points by
+    default) to every point: Dijkstra on the edge lengths ``exp(rho d) - 1`` (on ``d`` itself
+    for rho = 0), then ``(1/rho) log(1 + d_SP)`` (Algorithm 1, steps 1-3).
+
+    ``G`` is symmetric: ``directed=True`` gives the same paths 1.5-3x faster (scipy does not
+    build its undirected copy).
+    """
+    from scipy.sparse.csgraph import shortest_path
+
+    if rho == 0.0:
+        return shortest_path(G, method="D", directed=True, indices=sources)
+    _check_edge_exponent(rho, G.data)
+    graph = G.copy()
+    graph.data = np.expm1(rho * G.data)
+    return np.log1p(shortest_path(graph, method="D", directed=True, indices=sources)) / rho
+
+
+def _minimax_paths_from(G, sources) -> np.ndarray:
+    """rho = inf from ``sources``: the largest edge on the path of the minimum spanning tree
+    (eq. (1)), for every point, without the n x n matrix of ``_minimax_distances``.
+
+    Kruskal's order: the tree's edges join pieces from the shortest up, and the edge that
+    joins two pieces is the minimax distance between every point of one and every point of
+    the other. Each source's row is written once per piece it meets, O(m n) in all; the
+    smaller piece's lists join the larger's.
+    """
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    n = G.shape[0]
+    G = G.copy()
+    # scipy's tree drops edges of length 0 (coincident points): the smallest positive
+    # length keeps them, and is read back as 0
+    G.data = np.maximum(G.data, np.finfo(float).smallest_subnormal)
+    tree = minimum_spanning_tree(G).tocoo()
+    out = np.full((len(sources), n), np.inf)
+    out[np.arange(len(sources)), sources] = 0.0
+    root = np.arange(n)
+    members = {i: [i] for i in range(n)}
+    rows = {i: [] for i in range(n)}
+    for row, source in enumerate(sources):
+        rows[int(source)].append(row)
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for k in np.argsort(tree.data, kind="stable"):
+        a, b = find(tree.row[k]), find(tree.col[k])
+        if a == b:
+            continue
+        if len(members[a]) < len(members[b]):
+            a, b = b, a
+        length = tree.data[k] if tree.data[k] > np.finfo(float).smallest_subnormal else 0.0
+        if rows[a]:
+            out[np.ix_(rows[a], members[b])] = length
+        if rows[b]:
+            out[np.ix_(rows[b], members[a])] = length
+        root[b] = a
+        members[a] += members.pop(b)
+        rows[a] += rows.pop(b)
+    return out
+
+
+def rho_path_distances_from(X, rho: float, sources, *, n_neighbors: int,
+                            bridge: bool = False) -> np.ndarray:
+    """rho-path distances from the points ``sources`` to every point, on the k-NN graph.
+
+    The scalable form of ``rho_path_distances``: one Dijkstra run from each source, as the
+    LDS paper computes them (§2.3.1: O(|E| log(n + m)) a source), so ``len(sources) x n``
+    distances, O(n m) memory instead of O(n^2). The rows are those of
+    ``rho_path_distances(X, rho, n_neighbors=n_neighbors)`` at ``sources`` (up to the
+    round-off of its symmetrization), for every rho including 0 and inf. The fully connected
+    graph (``n_neighbors=None``) has n^2 edges and is refused.
+
+    Returns
+    -------
+    ndarray of shape (len(sources), n)
+    """
+    from s3vm_core.problem import check_dense_memory
+
+    rho = _check_rho(rho)
+    if n_neighbors is None:
+        raise ValueError(
+            "Path distances from landmark points (n_landmarks) need the k-NN graph: set "
+            "n_neighbors (for example 10). On the fully connected graph every pair of points is "
+            "an edge, n^2 of them, which is what the landmarks avoid."
+        )
+    X = np.asarray(X, dtype=float)
+    sources = np.asarray(sources, dtype=int)
+    check_dense_memory(
+        len(sources), X.shape[0], "matrix of path distances from the landmarks",
+        "Use fewer landmarks (n_landmarks) or fewer points.")
+    G = _path_graph(X, n_neighbors, bridge)
+    if np.isinf(rho):
+        return _minimax_paths_from(G, sources)
+    return np.maximum(_dijkstra_paths(G, rho, sources), 0.0)
 
 
 def _rho_join(a, b, rho: float):
@@ -395,12 +493,14 @@ def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = 
     X_new : ndarray of shape (n_new, d)
     X : ndarray of shape (n, d)
         Training points.
-    P : ndarray of shape (n, n)
-        ``rho_path_distances(X, rho, n_neighbors=n_neighbors)``.
+    P : ndarray of shape (n, n) or (n, len(columns))
+        ``rho_path_distances(X, rho, n_neighbors=n_neighbors)``, or only its ``columns``
+        (the transposed rows of ``rho_path_distances_from``).
     rho, n_neighbors : as for ``rho_path_distances``.
-    columns : index array or None
+    columns : index array, boolean mask or None
         Only the distances to these training points (all by default): an SVM on the labeled
-        points needs no more, and the cost falls from O(n_new n) to O(n_new len(columns)).
+        points, or landmark MDS, needs no more, and the cost falls from O(n_new n) to
+        O(n_new len(columns)) (the hops' distances to all training points excepted).
 
     Returns
     -------
@@ -410,7 +510,10 @@ def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = 
     X_new = np.asarray(X_new, dtype=float)
     n = X.shape[0]
     hops = min(n_hops if n_neighbors is None else n_neighbors, n)
-    P = P if columns is None else P[:, columns]
+    if columns is not None:
+        columns = np.flatnonzero(columns) if np.asarray(columns).dtype == bool else columns
+        if P.shape[1] != len(columns):  # else P holds these columns only
+            P = P[:, columns]
     out = np.empty((X_new.shape[0], P.shape[1]))
     # smax^rho is (1/rho) log(1 + expm1(rho a) + expm1(rho b)), increasing in its argument:
     # the min over the hops is taken on the sums, with expm1(rho P) computed once, where
