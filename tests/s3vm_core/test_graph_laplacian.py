@@ -81,6 +81,18 @@ def test_iterated_laplacian_is_the_power_without_forming_it(X):
                                atol=1e-12)
 
 
+def test_an_rbf_kernel_gives_the_same_neighbours_as_the_search(X):
+    """The largest kernel values of a row are its nearest points: the graph read off an RBF
+    kernel matrix is the searched one; a kernel that has underflowed to 0 is not used."""
+    from s3vm_core.kernels import rbf_kernel
+
+    searched = knn_adjacency(X, n_neighbors=5)
+    read = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1.0))
+    assert (read != searched).nnz == 0
+    flat = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1e-3))
+    assert (flat != searched).nnz == 0
+
+
 def test_bad_graph_parameters_are_explained(X):
     with pytest.raises(ValueError, match="n_neighbors=60 but there are only 60 points"):
         knn_adjacency(X, n_neighbors=60)

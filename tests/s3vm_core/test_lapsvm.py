@@ -152,6 +152,19 @@ def test_newton_and_pcg_use_l_to_the_p_as_p_products():
     assert pcg.objective_ == pytest.approx(newton.objective_, rel=1e-6)
 
 
+def test_a_large_rbf_kernel_gives_the_graph_of_the_search(monkeypatch):
+    """Above the size where K is computed in blocks, LapSVM reads the k-NN graph off its RBF
+    K (one pass instead of a search): the same Laplacian and the same fit."""
+    import s3vm_core.solvers.lapsvm as lapsvm
+
+    X, y, yl = moons(n=300)
+    searched = LapSVM(solver="pcg", **MOONS).fit(X, yl)
+    monkeypatch.setattr(lapsvm, "KERNEL_BLOCK_BYTES", 8 * 100 * 100)
+    read = LapSVM(solver="pcg", **MOONS).fit(X, yl)
+    assert (read.laplacian_ != searched.laplacian_).nnz == 0
+    assert read.objective_ == searched.objective_
+
+
 def test_newton_converges_in_few_steps_on_g50c():
     from toy_data import g50c, pick_labeled
 
