@@ -187,6 +187,34 @@ def graph_sigma() -> None:
               f"{100 * np.mean(errors):.1f} ± {100 * np.std(errors):.1f} %")
 
 
+@_measurement("graph-landmarks")
+def graph_landmarks() -> None:
+    """LDS and the graph kernel with n_landmarks: paths from m points, landmark MDS.
+
+    On the app's moons at n = 2000 (10-NN graph, rho = 8, draws 0..4), next to the exact forms
+    on the same graph: unlabeled error, and for the graph kernel the default sigma and C."""
+    from s3vm_core import LDS, GraphKernelSVM
+
+    graph = dict(rho=8.0, n_neighbors=10, bridge=True)
+    for name, estimator in (("LDS", LDS), ("GraphKernelSVM", GraphKernelSVM)):
+        for m in (None, 50, 200):
+            errors, same, widths = [], [], []
+            for draw in range(5):
+                X, y_true, y = _moons(draw, n=2000)
+                exact = estimator(**graph).fit(X, y)
+                model = exact if m is None else estimator(**graph, n_landmarks=m).fit(X, y)
+                errors.append(_error(model, y_true, y))
+                same.append(np.mean(model.transduction_ == exact.transduction_))
+                if name == "GraphKernelSVM":
+                    widths.append((model.sigma_ / exact.sigma_, model.C_ / exact.C_))
+            form = "exact" if m is None else f"{m} landmarks"
+            sigma_ratio, c_ratio = np.mean(widths, axis=0) if widths else (np.nan, np.nan)
+            extra = (f"; sigma / exact {sigma_ratio:.3f}, C / exact {c_ratio:.3f}"
+                     if widths else "")
+            print(f"{name}, {form}: unlabeled error {100 * np.mean(errors):.2f} %, the exact "
+                  f"form's labels on {100 * np.mean(same):.2f} % of the points{extra}")
+
+
 # -- QN-S3VM (Gieseke et al. 2012) --------------------------------------------------------------
 
 
@@ -304,6 +332,28 @@ def lapsvm_stability_count() -> None:
         model = LapSVM(solver="pcg", stopping="stability", tol=tol).fit(X, y)
         print(f"tol = {tol}: PCG stops at iteration {model.n_iter_} ({model.stopped_by_}), "
               f"unlabeled error {100 * _error(model, y_true, y):.1f} %")
+
+
+@_measurement("lapsvm-float32")
+def lapsvm_float32() -> None:
+    """LapSVM's PCG with K stored in float32 (kernel_dtype), next to float64.
+
+    Two moons at n = 2000 (noise 0.1, two labels per class, sigma 0.2, gamma_A 1e-2,
+    gamma_I 1, p = 2), PCG with the stability check, draws 0..4."""
+    from s3vm_core import LapSVM
+    from toy_data import pick_labeled, two_moons
+
+    X, y_true = two_moons(n_samples=2000, noise=0.1, random_state=0)
+    for draw in range(5):
+        y = pick_labeled(y_true, 2, random_state=draw)
+        full, single = [LapSVM(solver="pcg", stopping="stability", kernel_dtype=dtype, p=2,
+                               sigma=0.2, gamma_A=1e-2, gamma_I=1.0).fit(X, y)
+                        for dtype in ("float64", "float32")]
+        print(f"draw {draw}: iterations {full.n_iter_} / {single.n_iter_}, objective "
+              f"{full.objective_:.6g} / {single.objective_:.6g} (relative difference "
+              f"{abs(single.objective_ / full.objective_ - 1):.1e}), unlabeled error "
+              f"{100 * _error(full, y_true, y):.2f} / {100 * _error(single, y_true, y):.2f} %, "
+              f"{np.sum(full.transduction_ != single.transduction_)} labels differ")
 
 
 def main(argv=None) -> None:

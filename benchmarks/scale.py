@@ -40,9 +40,15 @@ SOLVERS = {
     "LDS": {"estimator": "LDS", "rho": 8.0},
     "LDS (10-NN graph, 20 MDS components)": {"estimator": "LDS", "rho": 8.0, "n_neighbors": 10,
                                              "max_components": 20},
+    # the landmark forms (issue 28): paths from 200 points, O(n m) memory
+    "LDS (10-NN graph, 200 landmarks)": {"estimator": "LDS", "rho": 8.0, "n_neighbors": 10,
+                                         "bridge": True, "n_landmarks": 200},
     "GraphKernelSVM": {"estimator": "GraphKernelSVM", "rho": 8.0},
     "GraphKernelSVM (10-NN graph)": {"estimator": "GraphKernelSVM", "rho": 8.0,
                                      "n_neighbors": 10},
+    "GraphKernelSVM (10-NN graph, 200 landmarks)": {"estimator": "GraphKernelSVM", "rho": 8.0,
+                                                    "n_neighbors": 10, "bridge": True,
+                                                    "n_landmarks": 200},
     "LabelSwitchingTSVM": {"estimator": "LabelSwitchingTSVM", "sigma": 0.25},
     "ContinuationS3VM": {"estimator": "ContinuationS3VM", "sigma": 0.25},
     "ContinuationS3VM (p=300 subset)": {"estimator": "ContinuationS3VM", "sigma": 0.25,
@@ -54,7 +60,13 @@ SOLVERS = {
     "LapSVM (Newton)": {"estimator": "LapSVM", "sigma": 0.25},
     "LapSVM (PCG, stability)": {"estimator": "LapSVM", "sigma": 0.25, "solver": "pcg",
                                 "stopping": "stability"},
+    "LapSVM (PCG, stability, float32 K)": {"estimator": "LapSVM", "sigma": 0.25,
+                                           "solver": "pcg", "stopping": "stability",
+                                           "kernel_dtype": "float32"},
     "LapRLSC": {"estimator": "LapRLSC", "sigma": 0.25},
+    "LapRLSC (PCG, stability, float32 K)": {"estimator": "LapRLSC", "sigma": 0.25,
+                                            "solver": "pcg", "stopping": "stability",
+                                            "kernel_dtype": "float32"},
     # the linear forms, on sparse text (a linear kernel on two moons teaches nothing)
     "LapSVM (linear PCG, stability), text": {"estimator": "LapSVM", "kernel": "linear",
                                              "solver": "pcg", "stopping": "stability",
@@ -65,6 +77,12 @@ SOLVERS = {
     "DA (squared hinge, linear), text": {"estimator": "DeterministicAnnealingS3VM",
                                          "kernel": "linear", "loss": "squared_hinge",
                                          "lam": 1e-3, "data": "text"},
+    "LapRLSC (linear PCG, stability), text": {"estimator": "LapRLSC", "kernel": "linear",
+                                              "solver": "pcg", "stopping": "stability",
+                                              "data": "text"},
+    "LabelSwitchingTSVM (linear, squared hinge, multi-switch), text": {
+        "estimator": "LabelSwitchingTSVM", "kernel": "linear", "loss": "squared_hinge",
+        "switching": "multi", "data": "text"},
 }
 #: the smoke test's solvers (seconds in total)
 TINY = ["SVMBaseline", "GradientTSVM", "LapSVM (PCG, stability)"]
@@ -119,7 +137,7 @@ def _shares(params, X, y):
     return kernel / total if total else np.nan, linalg / total if total else np.nan
 
 
-def measure(name, params, n, repeats):
+def measure(name, params, n, repeats, profile=True):
     X, y, truth = _data(n, params.get("data", "moons"))
     for subset in ("n_landmarks", "n_components"):  # a subset of at most half the points
         if subset in params:
@@ -133,7 +151,7 @@ def measure(name, params, n, repeats):
     _fit(params, X, y)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    kernel_share, linalg_share = _shares(params, X, y)
+    kernel_share, linalg_share = _shares(params, X, y) if profile else (np.nan, np.nan)
     unlabeled = y == -1
     error = float(np.mean(est.transduction_[unlabeled] != truth[unlabeled]))
     return {"solver": name, "n": n, "seconds": float(np.median(times)),
@@ -151,7 +169,7 @@ def growth_exponent(rows):
     return float(np.polyfit(n, t, 1)[0])
 
 
-def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True):
+def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True, profile=True):
     from threadpoolctl import threadpool_limits
     from tqdm.auto import tqdm
 
@@ -168,7 +186,7 @@ def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True):
             mine = []
             for k, n in enumerate(sizes):
                 try:
-                    row = measure(name, SOLVERS[name], n, repeats)
+                    row = measure(name, SOLVERS[name], n, repeats, profile)
                 except (ValueError, MemoryError) as refusal:  # e.g. an n x n matrix too large
                     print(f"\n{name} at n = {n}: {refusal}")
                     bar.update(len(sizes) - k)
@@ -208,11 +226,15 @@ def table(rows) -> str:
         last = rs[-1]
         body.append([name, *[at[n]["seconds"] if n in at else float("nan") for n in sizes],
                      growth_exponent(rs), f"{last['peak_mb']:.0f} (n={last['n']})",
-                     f"{100 * last['kernel_share']:.0f}%", f"{100 * last['linalg_share']:.0f}%",
+                     _percent(last["kernel_share"]), _percent(last["linalg_share"]),
                      last["n_iter"],
                      " / ".join(f"{100 * r['unlabeled_error']:.1f}"
                                 if "unlabeled_error" in r else "–" for r in rs)])
     return markdown_table(header, body)
+
+
+def _percent(share) -> str:
+    return "–" if np.isnan(share) else f"{100 * share:.0f}%"
 
 
 def main(argv=None):
@@ -227,6 +249,8 @@ def main(argv=None):
                    help="stop growing n for a solver once a fit takes longer")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-profile", action="store_true",
+                   help="skip the profiled fit (kernel and linalg shares), one fit less a row")
     args = p.parse_args(argv)
     size = "tiny" if args.tiny else "quick" if args.quick else "full"
     sizes = args.sizes or {"full": [250, 500, 1000, 2000, 4000, 8000], "quick": [200, 400, 800],
@@ -235,7 +259,8 @@ def main(argv=None):
     max_seconds = args.max_seconds or {"full": 60.0, "quick": 5.0, "tiny": 5.0}[size]
     solvers = args.solvers if size != "tiny" or args.solvers != list(SOLVERS) else TINY
     out = args.out or RESULTS_ROOT / ("scale" if size == "full" else f"scale_{size}")
-    rows = run(sizes, solvers, repeats, max_seconds, out, progress=not args.no_progress)
+    rows = run(sizes, solvers, repeats, max_seconds, out, progress=not args.no_progress,
+               profile=not args.no_profile)
     print(f"\n### Fit time against n ({size})\n")
     print(table(rows))
     return rows

@@ -517,12 +517,13 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
     #: the solver's own scalable form; ``None`` gives the general advice.
     _too_large: str | None = None
 
-    def _kernel(self, A, B=None) -> np.ndarray:
+    def _kernel(self, A, B=None, dtype=np.float64) -> np.ndarray:
         """Kernel matrix ``k(A, B)`` with the fitted parameters (``B`` defaults to ``X_fit_``),
         refused before it is built when it would not fit."""
         B = self.X_fit_ if B is None else B
-        check_dense_memory(A.shape[0], B.shape[0], advice=self._too_large)
-        return kernel_matrix(A, B, self.kernel, self.sigma_, self.degree, self.coef0)
+        check_dense_memory(A.shape[0], B.shape[0], advice=self._too_large,
+                           itemsize=np.dtype(dtype).itemsize)
+        return kernel_matrix(A, B, self.kernel, self.sigma_, self.degree, self.coef0, dtype)
 
     # -- to be written by each solver -----------------------------------------------------
 

@@ -39,36 +39,62 @@ _EDGE_BLOCK = 4096
 _NEIGHBOUR_BLOCK_MB = 64
 
 
-def _knn_edges(X, n_neighbors: int):
+def _neighbours_by_similarity(S, n_neighbors: int):
+    """The k-NN pattern read off a similarity matrix that falls with the distance (an RBF
+    kernel matrix): the ``n_neighbors`` most similar other points of every row, in blocks of
+    rows; None when some row has fewer than that many positive similarities (the kernel has
+    underflowed there, and the distances must be searched)."""
+    n = S.shape[0]
+    step = max(1, _NEIGHBOUR_BLOCK_MB * 2**20 // (8 * n))
+    cols = np.empty((n, n_neighbors), dtype=np.intp)
+    for start in range(0, n, step):
+        block = np.array(S[start:start + step], dtype=float)
+        rows = np.arange(block.shape[0])
+        block[rows, start + rows] = -np.inf  # a point is not its own neighbour
+        nearest = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
+        if not np.take_along_axis(block, nearest, axis=1).min(initial=1.0) > 0:
+            return None
+        cols[start:start + step] = nearest
+    return sp.csr_matrix((np.ones(cols.size), (np.repeat(np.arange(n), n_neighbors),
+                                               cols.ravel())), shape=(n, n))
+
+
+def _knn_edges(X, n_neighbors: int, similarities=None):
     """The edges ``(rows, cols, distances)`` of the symmetric k-NN graph, both directions.
 
     Built from the neighbour pattern rather than from a distance matrix, so that an edge
     between two coincident points (distance 0, the strongest Gaussian weight) stays an edge.
+    ``similarities`` (see ``knn_adjacency``) gives the pattern without a search.
     """
     from sklearn.neighbors import kneighbors_graph
 
     check_n_neighbors(n_neighbors, X.shape[0])
-    # scikit-learn takes the distances in blocks of rows of up to working_memory MB (1 GB by
-    # default: 2 GB at the peak for LapSVM on 20,000 sparse texts); with 64 MB blocks the fit
-    # peaked at 142 MB and took 12.8 s instead of 15.9 s (benchmarks.scale)
-    block_mb = min(sklearn.get_config()["working_memory"], _NEIGHBOUR_BLOCK_MB)
-    with sklearn.config_context(working_memory=block_mb):
-        pattern = kneighbors_graph(X, n_neighbors, mode="connectivity", include_self=False)
-    rows, cols = pattern.maximum(pattern.T).nonzero()
+    pattern = (None if similarities is None
+               else _neighbours_by_similarity(similarities, n_neighbors))
+    if pattern is None:
+        # scikit-learn takes the distances in blocks of rows of up to working_memory MB (1 GB
+        # by default: 2 GB at the peak for LapSVM on 20,000 sparse texts); with 64 MB blocks
+        # the fit peaked at 142 MB and took 12.8 s instead of 15.9 s (benchmarks.scale)
+        block_mb = min(sklearn.get_config()["working_memory"], _NEIGHBOUR_BLOCK_MB)
+        with sklearn.config_context(working_memory=block_mb):
+            pattern = kneighbors_graph(X, n_neighbors, mode="connectivity",
+                                       include_self=False)
+    rows, cols = sp.triu(pattern.maximum(pattern.T), k=1).nonzero()
     lengths = np.empty(rows.size)
-    # a block of edges at a time: the differences of all 2 k n edges at once would hold
-    # 2 k copies of the data (sparse text at n = 50,000 and k = 6: over 1 GB)
+    # a block of edges at a time: the differences of all k n edges at once would hold k
+    # copies of the data (sparse text at n = 50,000 and k = 6: over 1 GB); each edge once,
+    # both directions below (the lengths took 2.7 of 10 s of a 20-NN graph of 6,000 images)
     for start in range(0, rows.size, _EDGE_BLOCK):
         block = slice(start, start + _EDGE_BLOCK)
         differences = X[rows[block]] - X[cols[block]]
         lengths[block] = (np.sqrt(np.asarray(differences.power(2).sum(axis=1)).ravel())
                           if sp.issparse(differences)
                           else np.linalg.norm(differences, axis=1))
-    return rows, cols, lengths
+    return np.r_[rows, cols], np.r_[cols, rows], np.r_[lengths, lengths]
 
 
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
-                  graph_sigma: float | None = None) -> sp.csr_matrix:
+                  graph_sigma: float | None = None, similarities=None) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
 
     Points i and j are joined when either is among the ``n_neighbors`` nearest (Euclidean)
@@ -86,6 +112,13 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
         Width of the Gaussian weights; ``None`` takes the mean distance of the points to their
         ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2) — this
         project's default: the paper tunes the width per data set.
+    similarities : ndarray of shape (n, n) or None
+        A matrix that falls with the distance (LapSVM's RBF kernel matrix): the neighbours
+        are its largest entries of each row, read in one pass, instead of a search over all
+        pairs' distances (as costly as the kernel itself: 34 of 111 s of the setup of a
+        FACEMIT-sized LapSVM, 24,000 points of 361 features). Equal similarities may pick
+        other neighbours among points at the same distance. The edges' lengths are computed
+        from ``X`` in either case.
 
     Returns
     -------
@@ -94,7 +127,7 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     if weights not in ("gaussian", "binary"):
         raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
     n = X.shape[0]
-    rows, cols, distances = _knn_edges(X, n_neighbors)
+    rows, cols, distances = _knn_edges(X, n_neighbors, similarities)
     if weights == "binary":
         values = np.ones_like(distances)
     else:
@@ -144,6 +177,34 @@ def graph_laplacian(W, normalized: bool = True, p: int = 1) -> sp.csr_matrix:
         result = (result @ L).tocsr()
     result.eliminate_zeros()
     return result
+
+
+class IteratedLaplacian:
+    """The operator ``L^p`` as ``p`` products by the sparse ``L`` (LapSVM paper Table 8's
+    degree ``p``), never formed.
+
+    ``L^p`` fills in with ``p`` (a 20-NN graph of 6,000 images, p = 3: 1,350 entries a row
+    against 40 in ``L``), so ``p`` products by ``L`` cost a fraction of one by ``L^p``: PCG's
+    product a step (§3.2.2) and Newton's ``L K`` (§3.1.1, where the paper finds most of its time)
+    take ``p nnz(L)`` instead of ``nnz(L^p)`` operations per column.
+    """
+
+    def __init__(self, L, p: int):
+        self.base = sp.csr_matrix(L)
+        self.p = int(p)
+        self.shape = self.base.shape
+
+    def __matmul__(self, v):
+        for _ in range(self.p):
+            v = self.base @ v
+        return v
+
+    def sum(self, axis=None):
+        """Row sums ``L^p 1`` (``axis=1``; the operator is symmetric, so also its column
+        sums)."""
+        if axis not in (0, 1):
+            raise ValueError("IteratedLaplacian sums along axis 0 or 1 only.")
+        return self @ np.ones(self.shape[0])
 
 
 def intrinsic_norm(f, L) -> float:
@@ -299,9 +360,13 @@ class Steps:
     def __iter__(self):
         self.result = yield from self._steps
 
+    @classmethod
+    def finished(cls, value):
+        """The steps of a computation that needed none: ``value`` is already its result."""
+        return cls(_done(value))
+
 
 def _done(value):
-    """The steps of a computation that needed none: ``value`` is already its result."""
     return value
     yield  # a generator that yields nothing
 
@@ -327,12 +392,13 @@ def rho_path_distance_steps(X, rho: float, *, n_neighbors: int | None = None,
     check_dense_memory(
         X.shape[0], X.shape[0], "path distance matrix",
         "LDS and the graph kernel keep every pair's path distance, on the full or the k-NN "
-        "graph alike (n_neighbors makes them faster, not smaller): use fewer points.")
+        "graph alike: use n_landmarks with n_neighbors (the path distances from landmark "
+        "points only), or fewer points.")
     if np.isinf(rho):
-        return Steps(_done(_minimax_distances(X, n_neighbors, bridge)))
+        return Steps.finished(_minimax_distances(X, n_neighbors, bridge))
     if n_neighbors is None:
         if rho == 0.0:  # the direct edge is shortest (triangle inequality)
-            return Steps(_done(distances(X, X)))
+            return Steps.finished(distances(X, X))
         d = distances(X, X)
         np.fill_diagonal(d, 0.0)
         G = None
@@ -341,14 +407,7 @@ def rho_path_distance_steps(X, rho: float, *, n_neighbors: int | None = None,
         if rho == 0.0:
             return Steps(_dijkstra_steps(G))
         d = G.data
-    largest = rho * float(d.max(initial=0.0))
-    if largest > _RHO_EXP_LIMIT:
-        raise ValueError(
-            f"rho times the longest edge is {largest:.3g}: the edge lengths exp(rho d) - 1 of "
-            "the LDS paper would be infinite in floating point (above exp(690)). Use a smaller "
-            "rho, rescale X, or rho=np.inf, the limit the paper handles exactly (minimax path "
-            "distance)."
-        )
+    _check_edge_exponent(rho, d)
     weights = np.expm1(rho * d)
     if G is None:
         # Floyd-Warshall, O(n^3), on the dense full graph (the undirected graph's edge is the
@@ -369,6 +428,119 @@ def _soften(shortest, rho: float):
     P = 0.5 * (P + P.T)
     np.fill_diagonal(P, 0.0)
     return np.maximum(P, 0.0, out=P)
+
+
+def _check_edge_exponent(rho: float, lengths) -> None:
+    """Refuse edge lengths ``exp(rho d) - 1`` that overflow (``rho * max d`` above 690)."""
+    largest = rho * float(np.max(lengths, initial=0.0))
+    if largest > _RHO_EXP_LIMIT:
+        raise ValueError(
+            f"rho times the longest edge is {largest:.3g}: the edge lengths exp(rho d) - 1 of "
+            "the LDS paper would be infinite in floating point (above exp(690)). Use a smaller "
+            "rho, rescale X, or rho=np.inf, the limit the paper handles exactly (minimax path "
+            "distance)."
+        )
+
+
+def _dijkstra_paths(G, rho: float, sources=None) -> np.ndarray:
+    """rho-path distances on the k-NN graph ``G`` (finite rho) from ``sources`` (all points by
+    default) to every point: Dijkstra on the edge lengths ``exp(rho d) - 1`` (on ``d`` itself
+    for rho = 0), then ``(1/rho) log(1 + d_SP)`` (Algorithm 1, steps 1-3).
+
+    ``G`` is symmetric: ``directed=True`` gives the same paths 1.5-3x faster (scipy does not
+    build its undirected copy).
+    """
+    from scipy.sparse.csgraph import shortest_path
+
+    if rho == 0.0:
+        return shortest_path(G, method="D", directed=True, indices=sources)
+    _check_edge_exponent(rho, G.data)
+    graph = G.copy()
+    graph.data = np.expm1(rho * G.data)
+    return np.log1p(shortest_path(graph, method="D", directed=True, indices=sources)) / rho
+
+
+def _minimax_paths_from(G, sources) -> np.ndarray:
+    """rho = inf from ``sources``: the largest edge on the path of the minimum spanning tree
+    (eq. (1)), for every point, without the n x n matrix of ``_minimax_distances``.
+
+    Kruskal's order: the tree's edges join pieces from the shortest up, and the edge that
+    joins two pieces is the minimax distance between every point of one and every point of
+    the other. Each source's row is written once per piece it meets, O(m n) in all; the
+    smaller piece's lists join the larger's.
+    """
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    n = G.shape[0]
+    G = G.copy()
+    # scipy's tree drops edges of length 0 (coincident points): the smallest positive
+    # length keeps them, and is read back as 0
+    G.data = np.maximum(G.data, np.finfo(float).smallest_subnormal)
+    tree = minimum_spanning_tree(G).tocoo()
+    out = np.full((len(sources), n), np.inf)
+    out[np.arange(len(sources)), sources] = 0.0
+    root = np.arange(n)
+    members = {i: [i] for i in range(n)}
+    rows = {i: [] for i in range(n)}
+    for row, source in enumerate(sources):
+        rows[int(source)].append(row)
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for k in np.argsort(tree.data, kind="stable"):
+        a, b = find(tree.row[k]), find(tree.col[k])
+        if a == b:
+            continue
+        if len(members[a]) < len(members[b]):
+            a, b = b, a
+        length = tree.data[k] if tree.data[k] > np.finfo(float).smallest_subnormal else 0.0
+        if rows[a]:
+            out[np.ix_(rows[a], members[b])] = length
+        if rows[b]:
+            out[np.ix_(rows[b], members[a])] = length
+        root[b] = a
+        members[a] += members.pop(b)
+        rows[a] += rows.pop(b)
+    return out
+
+
+def rho_path_distances_from(X, rho: float, sources, *, n_neighbors: int,
+                            bridge: bool = False) -> np.ndarray:
+    """rho-path distances from the points ``sources`` to every point, on the k-NN graph.
+
+    The scalable form of ``rho_path_distances``: one Dijkstra run from each source, as the
+    LDS paper computes them (§2.3.1: O(|E| log(n + m)) a source), so ``len(sources) x n``
+    distances, O(n m) memory instead of O(n^2). The rows are those of
+    ``rho_path_distances(X, rho, n_neighbors=n_neighbors)`` at ``sources`` (up to the
+    round-off of its symmetrization), for every rho including 0 and inf. The fully connected
+    graph (``n_neighbors=None``) has n^2 edges and is refused.
+
+    Returns
+    -------
+    ndarray of shape (len(sources), n)
+    """
+    from s3vm_core.problem import check_dense_memory
+
+    rho = _check_rho(rho)
+    if n_neighbors is None:
+        raise ValueError(
+            "Path distances from landmark points (n_landmarks) need the k-NN graph: set "
+            "n_neighbors (for example 10). On the fully connected graph every pair of points is "
+            "an edge, n^2 of them, which is what the landmarks avoid."
+        )
+    X = np.asarray(X, dtype=float)
+    sources = np.asarray(sources, dtype=int)
+    check_dense_memory(
+        len(sources), X.shape[0], "matrix of path distances from the landmarks",
+        "Use fewer landmarks (n_landmarks) or fewer points.")
+    G = _path_graph(X, n_neighbors, bridge)
+    if np.isinf(rho):
+        return _minimax_paths_from(G, sources)
+    return np.maximum(_dijkstra_paths(G, rho, sources), 0.0)
 
 
 def _dijkstra_steps(graph):
@@ -459,12 +631,14 @@ def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = 
     X_new : ndarray of shape (n_new, d)
     X : ndarray of shape (n, d)
         Training points.
-    P : ndarray of shape (n, n)
-        ``rho_path_distances(X, rho, n_neighbors=n_neighbors)``.
+    P : ndarray of shape (n, n) or (n, len(columns))
+        ``rho_path_distances(X, rho, n_neighbors=n_neighbors)``, or only its ``columns``
+        (the transposed rows of ``rho_path_distances_from``).
     rho, n_neighbors : as for ``rho_path_distances``.
-    columns : index array or None
+    columns : index array, boolean mask or None
         Only the distances to these training points (all by default): an SVM on the labeled
-        points needs no more, and the cost falls from O(n_new n) to O(n_new len(columns)).
+        points, or landmark MDS, needs no more, and the cost falls from O(n_new n) to
+        O(n_new len(columns)) (the hops' distances to all training points excepted).
 
     Returns
     -------
@@ -474,7 +648,10 @@ def rho_path_distances_to(X_new, X, P, rho: float, *, n_neighbors: int | None = 
     X_new = np.asarray(X_new, dtype=float)
     n = X.shape[0]
     hops = min(n_hops if n_neighbors is None else n_neighbors, n)
-    P = P if columns is None else P[:, columns]
+    if columns is not None:
+        columns = np.flatnonzero(columns) if np.asarray(columns).dtype == bool else columns
+        if P.shape[1] != len(columns):  # else P holds these columns only
+            P = P[:, columns]
     out = np.empty((X_new.shape[0], P.shape[1]))
     # smax^rho is (1/rho) log(1 + expm1(rho a) + expm1(rho b)), increasing in its argument:
     # the min over the hops is taken on the sums, with expm1(rho P) computed once, where

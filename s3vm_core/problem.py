@@ -16,6 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
+from s3vm_core.memory import dense_memory_limit, size_text
+
 UNLABELED = -1
 
 #: Range of the largest absolute value of X. Kernels square the data (distances, inner
@@ -24,9 +26,9 @@ UNLABELED = -1
 #: outside it squared distances overflow to infinity or underflow to exactly 0.
 DATA_SCALE = (1e-50, 1e50)
 
-#: Largest dense n x m float64 matrix a solver may allocate (bytes). A kernel matrix of a few
-#: thousand points fits easily; 2 GiB is about 16 000 x 16 000.
-MAX_DENSE_BYTES = 2 * 2**30
+#: Largest dense matrices a fit may hold at once (bytes), when a program fixes it; ``None``
+#: takes the environment variable or half of the memory available (``s3vm_core.memory``).
+MAX_DENSE_BYTES: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,23 +224,25 @@ _COUNT_WORDS = {2: "Two", 3: "Three", 4: "Four"}
 
 
 def check_dense_memory(n_rows: int, n_cols: int, what: str = "kernel matrix",
-                       advice: str | None = None, count: int = 1) -> None:
-    """Refuse to allocate ``count`` dense float64 ``n_rows x n_cols`` matrices (held at once)
-    beyond ``MAX_DENSE_BYTES``.
+                       advice: str | None = None, count: int = 1, itemsize: int = 8) -> None:
+    """Refuse to allocate ``count`` dense ``n_rows x n_cols`` matrices (held at once), of
+    ``itemsize`` bytes an entry (8: float64, 4: float32), beyond the limit of
+    ``s3vm_core.memory.dense_memory_limit``.
 
-    The estimate (rows x columns x 8 bytes each) is made before anything is allocated.
+    The estimate (rows x columns x itemsize each) is made before anything is allocated.
     ``advice`` replaces the general way out (fewer points, or an option that avoids the matrix).
     """
-    needed = 8 * int(count) * int(n_rows) * int(n_cols)
-    if needed > MAX_DENSE_BYTES:
+    needed = int(itemsize) * int(count) * int(n_rows) * int(n_cols)
+    limit, origin = dense_memory_limit(MAX_DENSE_BYTES)
+    if needed > limit:
         advice = advice or ("Use fewer points, or a solver option that avoids the full matrix "
                             "(n_landmarks, n_components, a linear kernel).")
         subject = (f"A {n_rows} x {n_cols} {what} needs" if count == 1 else
                    f"{_COUNT_WORDS.get(count, count)} {n_rows} x {n_cols} matrices ({what}) "
                    "need")
         raise ValueError(
-            f"{subject} {needed / 2**30:.1f} GiB of memory, more than the "
-            f"{MAX_DENSE_BYTES / 2**30:.0f} GiB allowed. {advice}"
+            f"{subject} {size_text(needed)} of memory, more than the {size_text(limit)} "
+            f"allowed ({origin}). {advice}"
         )
 
 

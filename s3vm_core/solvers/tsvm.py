@@ -30,8 +30,10 @@ from s3vm_core.base import (
     resolve_costs,
 )
 from s3vm_core.graph import (
+    Steps,
     classical_mds,
     rho_path_distance_steps,
+    rho_path_distances_from,
     rho_path_distances_to,
 )
 from s3vm_core.kernels import (
@@ -223,7 +225,20 @@ _GRAPH_CONSTRAINTS = {
     "rho": [Interval(Real, 0, np.inf, closed="both")],
     "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
     "bridge": ["boolean"],
+    "n_landmarks": [Interval(Integral, 2, None, closed="left"), None],
 }
+
+
+def _landmark_paths(estimator, X, extra_sources=()):
+    """The landmark form's path distances: ``landmarks`` (``n_landmarks`` training points
+    drawn at random, seeded, all of them when there are fewer) and the distances from
+    ``extra_sources`` and the landmarks to every point, as columns (n x sources)."""
+    n = X.shape[0]
+    landmarks = select_landmarks(n, min(estimator.n_landmarks, n), LANDMARK_SEED)
+    sources = np.r_[np.asarray(extra_sources, dtype=int), landmarks]
+    P = rho_path_distances_from(X, estimator.rho, sources, n_neighbors=estimator.n_neighbors,
+                                bridge=estimator.bridge)
+    return landmarks, np.ascontiguousarray(P.T)
 
 
 class LDS(GradientTSVM):
@@ -268,14 +283,31 @@ class LDS(GradientTSVM):
         ``None``: the full eigendecomposition of Algorithm 1, step 5. An integer computes only
         that many leading MDS components by a truncated eigensolver (the scalable form, see
         ``s3vm_core.graph.classical_mds``); threshold (6) then chooses among them.
+    n_landmarks : int or None, default=None
+        ``None``: every pair's path distance (Algorithm 1, steps 1-3), an n x n matrix. An
+        integer m is the landmark form, O(n m) memory: Dijkstra runs from m training points
+        drawn at random (seeded) on the k-NN graph (it needs ``n_neighbors``; one run a
+        source, as the paper's §2.3.1 counts them), classical MDS with threshold (6) of the
+        m x m landmark distances, and every point placed by landmark MDS (de Silva and
+        Tenenbaum 2004), the out-of-sample formula of ``MDSMap.transform`` that
+        ``features`` uses for new points. The departure (docs/deviations.md): the paper
+        embeds all points by one eigendecomposition; here the landmarks fix the axes and
+        the other points are triangulated from their distances to them, exact when the
+        squared path distances are Euclidean in the kept dimensions. Two moons at n = 400
+        (tests): the same transduction as the exact form on the same k-NN graph with 100
+        landmarks.
     max_iter, tol : as for ``GradientTSVM`` (per C* stage).
 
     Attributes
     ----------
-    path_distances_ : ndarray of shape (n, n)
-        The rho-path distances ``P`` (the paper's ``D^rho`` is ``P**2``).
+    path_distances_ : ndarray of shape (n, n), or (n, n_landmarks)
+        The rho-path distances ``P`` (the paper's ``D^rho`` is ``P**2``); in the landmark
+        form those to the landmarks.
+    landmarks_ : ndarray of shape (n_landmarks,)
+        The landmark form only: the indices of the landmark points.
     mds_ : MDSMap
-        The embedding, its eigenvalues and the out-of-sample projection.
+        The embedding, its eigenvalues and the out-of-sample projection (the landmarks'
+        MDS in the landmark form).
     n_components_ : int
         ``p`` chosen by threshold (6).
     C_, C_star_, map_, coef_, intercept_, classes_, transduction_, objective_, n_iter_
@@ -291,7 +323,8 @@ class LDS(GradientTSVM):
     """
 
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
-    _too_large = "Use fewer points: LDS keeps the path distance of every pair of points."
+    _too_large = ("Use n_landmarks with n_neighbors (path distances from landmark points "
+                  "only), or fewer points: LDS keeps the path distance of every pair of points.")
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
         "C": [cost("C"), None],
@@ -303,10 +336,11 @@ class LDS(GradientTSVM):
     }
 
     def __init__(self, C=None, rho=1.0, delta=0.1, C_star=None, n_neighbors=None,
-                 bridge=False, max_components=None, max_iter=500, tol=1e-6):
+                 bridge=False, max_components=None, n_landmarks=None, max_iter=500, tol=1e-6):
         self.C = C
         self.bridge = bridge
         self.max_components = max_components
+        self.n_landmarks = n_landmarks
         self.rho = rho
         self.delta = delta
         self.C_star = C_star
@@ -317,20 +351,30 @@ class LDS(GradientTSVM):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
-                                        bridge=self.bridge)
+        if self.n_landmarks is None:
+            paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
+                                            bridge=self.bridge)
+        else:  # from the landmarks only, O(n m): quick, in one step
+            self.landmarks_, P = _landmark_paths(self, X)
+            paths = Steps.finished(P)
         return self._embedding(problem, paths)
 
     def _embedding(self, problem, paths):
         """Algorithm 1, steps 1-6, reporting progress: phase 0 the path distances (``done``
         of ``total`` blocks of Floyd-Warshall or Dijkstra), phase 1 the MDS (one report
-        before its eigendecomposition, which gives none of its own)."""
+        before its eigendecomposition, which gives none of its own). The landmark form embeds
+        the landmarks by MDS and every point by the out-of-sample formula."""
         for done, total in paths:
             yield 0, done, total
         self.path_distances_ = paths.result
         yield 1, 0, 1
-        self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
-        E = self.mds_.embedding
+        if self.n_landmarks is None:
+            self.mds_ = classical_mds(self.path_distances_**2, self.delta, self.max_components)
+            E = self.mds_.embedding
+        else:
+            self.mds_ = classical_mds(self.path_distances_[self.landmarks_] ** 2, self.delta,
+                                      self.max_components)
+            E = self.mds_.transform(self.path_distances_**2)
         self.n_components_ = E.shape[1]
         self.C_, self.C_star_ = resolve_costs(self.C, self.C_star,
                                               lambda: sample_default_C(E, "linear"))
@@ -340,7 +384,8 @@ class LDS(GradientTSVM):
         """MDS coordinates of new points (out-of-sample extension; exact for training points)."""
         self._finish_setup()
         P_new = rho_path_distances_to(X, self.X_fit_, self.path_distances_, self.rho,
-                                      n_neighbors=self.n_neighbors)
+                                      n_neighbors=self.n_neighbors,
+                                      columns=getattr(self, "landmarks_", None))
         return self.mds_.transform(P_new**2)
 
     def _features(self, X):
@@ -376,10 +421,25 @@ class GraphKernelSVM(S3VMClassifier):
         pairwise distances D^rho", c = 2). ``np.inf``: the linear kernel above, the paper's
         setting (§3.2).
     n_neighbors, bridge : as for ``LDS``.
+    n_landmarks : int or None, default=None
+        ``None``: every pair's path distance, an n x n matrix. An integer m is the scalable
+        form the paper itself points to (§2.3.1: "for graph an n x (n+m) part is
+        sufficient"): Dijkstra runs on the k-NN graph (it needs ``n_neighbors``) from the
+        labeled points, which is all the SVM and ``features`` use, and from m training
+        points drawn at random (seeded), on which the defaults are estimated: sigma as the
+        median of the m x n path distances from them (§2.3.2's quantile, of a sample of the
+        pairs), C from the kernel among them (as the exact form does on its
+        ``default_sample``). O(n (l + m)) memory; with sigma and C given, the model is the
+        exact form's on the same graph. The departure (docs/deviations.md): the defaults
+        come from a sample of the pairs.
 
     Attributes
     ----------
-    path_distances_, sigma_, C_
+    path_distances_ : ndarray of shape (n, n), or (n, n_labeled)
+        The rho-path distances; in the landmark form those to the labeled points.
+    landmarks_ : ndarray of shape (n_landmarks,)
+        The landmark form only: the indices of the landmark points.
+    sigma_, C_
     coef_ : ndarray of shape (n_labeled,)
         Signed dual coefficients; ``features(X) = exp(-P(X, labeled)^2 / (2 sigma^2))`` (or its
         centred linear counterpart) with the out-of-sample path distances of
@@ -398,9 +458,11 @@ class GraphKernelSVM(S3VMClassifier):
         "sigma": [Interval(Real, 0, np.inf, closed="right"), None],
     }
 
-    def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None, bridge=False):
+    def __init__(self, C=None, rho=1.0, sigma=None, n_neighbors=None, bridge=False,
+                 n_landmarks=None):
         self.C = C
         self.bridge = bridge
+        self.n_landmarks = n_landmarks
         self.rho = rho
         self.sigma = sigma
         self.n_neighbors = n_neighbors
@@ -408,30 +470,43 @@ class GraphKernelSVM(S3VMClassifier):
     def _setup(self, problem):
         X = problem.X
         self.X_fit_ = X
-        paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
-                                        bridge=self.bridge)
-        return self._graph_kernel_steps(problem, paths)
+        self._labeled = np.flatnonzero(problem.labeled)
+        if self.n_landmarks is None:
+            paths = rho_path_distance_steps(X, self.rho, n_neighbors=self.n_neighbors,
+                                            bridge=self.bridge)
+        else:
+            # from the labeled points, then from the landmarks: n x (l + m), quick, in one step
+            self.landmarks_, P = _landmark_paths(self, X, self._labeled)
+            paths = Steps.finished(P)
+        return self._graph_kernel_steps(paths)
 
-    def _graph_kernel_steps(self, problem, paths):
+    def _graph_kernel_steps(self, paths):
         """Steps 1-3 of §2.1.2, reporting progress: phase 0 the path distances (``done`` of
         ``total`` blocks of Floyd-Warshall or Dijkstra)."""
-        X = problem.X
         for done, total in paths:
             yield 0, done, total
-        P = self.path_distances_ = paths.result
-        self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
-        self._labeled = problem.labeled
-        D_labeled = P[np.ix_(self._labeled, self._labeled)] ** 2
+        labeled = self._labeled
+        P = paths.result
+        if self.n_landmarks is None:
+            self.path_distances_ = P
+            rows = default_sample(len(P))
+            self.sigma_ = quantile_sigma(P) if self.sigma is None else float(self.sigma)
+            P_labeled, P_sample = P[:, labeled], P[rows][:, rows]
+        else:
+            rows = self.landmarks_
+            P_labeled, P_rows = P[:, :labeled.size], P[:, labeled.size:]
+            self.path_distances_ = P_labeled
+            self.sigma_ = quantile_sigma(P_rows) if self.sigma is None else float(self.sigma)
+            P_sample = P_rows[rows]
+        D_labeled = P_labeled[labeled] ** 2
         # The centring of the linear case: mean_k D(k, j) over labeled k, and the grand mean.
         self._labeled_means = D_labeled.mean(axis=0)
         self._labeled_grand_mean = float(D_labeled.mean())
-        rows = default_sample(len(X))
-        K_sample = self._graph_kernel(P[rows][:, rows], P[rows][:, self._labeled],
-                                      P[rows][:, self._labeled])
+        K_sample = self._graph_kernel(P_sample, P_labeled[rows], P_labeled[rows])
         if np.isfinite(self.sigma_):
-            check_rbf_width(P[rows][:, rows] ** 2, self.sigma_)
+            check_rbf_width(P_sample**2, self.sigma_)
         self.C_, _ = resolve_costs(self.C, default_C=lambda: default_C(K_sample))
-        self._K_train = self._graph_kernel(P[:, self._labeled], P[:, self._labeled])
+        self._K_train = self._graph_kernel(P_labeled, P_labeled)
 
     def _graph_kernel(self, P, P_rows_labeled, P_cols_labeled=None):
         """The kernel between two sets of points from their path distances ``P`` (rows x

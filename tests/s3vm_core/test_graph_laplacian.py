@@ -69,6 +69,30 @@ def test_normalized_laplacian_and_its_power(X):
     assert np.allclose(L3.toarray(), np.linalg.matrix_power(L.toarray(), 3))
 
 
+def test_iterated_laplacian_is_the_power_without_forming_it(X):
+    from s3vm_core.graph import IteratedLaplacian
+
+    L = graph_laplacian(knn_adjacency(X, n_neighbors=5), normalized=True)
+    L3 = graph_laplacian(knn_adjacency(X, n_neighbors=5), normalized=True, p=3)
+    operator = IteratedLaplacian(L, 3)
+    V = np.random.default_rng(0).normal(size=(60, 4))
+    np.testing.assert_allclose(operator @ V, L3 @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(operator.sum(axis=1), np.asarray(L3.sum(axis=1)).ravel(),
+                               atol=1e-12)
+
+
+def test_an_rbf_kernel_gives_the_same_neighbours_as_the_search(X):
+    """The largest kernel values of a row are its nearest points: the graph read off an RBF
+    kernel matrix is the searched one; a kernel that has underflowed to 0 is not used."""
+    from s3vm_core.kernels import rbf_kernel
+
+    searched = knn_adjacency(X, n_neighbors=5)
+    read = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1.0))
+    assert (read != searched).nnz == 0
+    flat = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1e-3))
+    assert (flat != searched).nnz == 0
+
+
 def test_bad_graph_parameters_are_explained(X):
     with pytest.raises(ValueError, match="n_neighbors=60 but there are only 60 points"):
         knn_adjacency(X, n_neighbors=60)

@@ -201,8 +201,8 @@ def test_too_many_points_for_the_path_matrix_are_refused_with_what_to_do(moons, 
     X, _ = moons
     monkeypatch.setattr(problem, "MAX_DENSE_BYTES", 8 * 100 * 100)  # 100 points at most
     for neighbors in (None, 8):
-        with pytest.raises(ValueError, match=r"120 x 120 path distance matrix .*\(n_neighbors "
-                                             r"makes them faster, not smaller\): use fewer"):
+        with pytest.raises(ValueError, match=r"120 x 120 path distance matrix .*use "
+                                             r"n_landmarks with n_neighbors .* or fewer"):
             rho_path_distances(X, 2.0, n_neighbors=neighbors)
 
 
@@ -215,3 +215,37 @@ def test_coincident_points_keep_their_edge_and_bridged_pieces_join(rho):
     P = rho_path_distances(X, rho, n_neighbors=1, bridge=True)
     assert np.all(np.isfinite(P)) and P[0, 5] == 0.0
     assert np.count_nonzero(P == 0) == 6 + 2  # the diagonal and the twins only
+
+
+@pytest.mark.parametrize("rho", [0.0, 1.0, 8.0, np.inf])
+def test_path_distances_from_landmarks_are_rows_of_the_full_matrix(moons, rho):
+    """The landmark form runs Dijkstra from the landmarks only (LDS paper §2.3.1); its rows are
+    those of the all-pairs matrix on the same k-NN graph, rho = inf (minimax, by Kruskal's
+    order) included."""
+    from s3vm_core.graph import rho_path_distances_from
+
+    X, _ = moons
+    sources = np.array([0, 7, 33, 119])
+    full = rho_path_distances(X, rho, n_neighbors=6, bridge=True)
+    rows = rho_path_distances_from(X, rho, sources, n_neighbors=6, bridge=True)
+    assert rows.shape == (4, X.shape[0])
+    np.testing.assert_allclose(rows, full[sources], rtol=1e-12, atol=1e-12)
+
+
+def test_minimax_from_landmarks_keeps_coincident_points_at_distance_zero():
+    from s3vm_core.graph import rho_path_distances_from
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    X[5] = X[4]
+    rows = rho_path_distances_from(X, np.inf, [4, 9], n_neighbors=3, bridge=True)
+    assert rows[0, 5] == 0.0 and rows[0, 4] == 0.0
+    np.testing.assert_allclose(rows, rho_path_distances(X, np.inf, n_neighbors=3,
+                                                        bridge=True)[[4, 9]], atol=1e-12)
+
+
+def test_landmark_paths_need_the_knn_graph(moons):
+    from s3vm_core.graph import rho_path_distances_from
+
+    X, _ = moons
+    with pytest.raises(ValueError, match="need the k-NN graph: set n_neighbors"):
+        rho_path_distances_from(X, 1.0, [0, 1], n_neighbors=None)

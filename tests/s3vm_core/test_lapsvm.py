@@ -114,6 +114,57 @@ def test_pcg_default_stop_fires_before_max_iter_at_newtons_decisions():
                                atol=1e-4)
 
 
+@pytest.mark.parametrize("estimator", [LapSVM, LapRLSC])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pcg_with_k_in_float32_keeps_the_float64_objective_and_decisions(estimator, seed):
+    """kernel_dtype="float32" stores K in float32 for PCG's one product a step. Its rounding
+    (1e-7 a product) moves PCG's path early on, so the stability check (theta = 10 here) may
+    fire one check later; where it stops, the objective (7) agrees to five digits, beyond
+    the three the paper prints, and every unlabeled decision is the same."""
+    from s3vm_core.stopping import default_check_every
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(n_samples=400, noise=0.1, random_state=seed)
+    yl = pick_labeled(y, 2, random_state=seed)
+    full, single = [estimator(solver="pcg", stopping="stability", kernel_dtype=dtype, p=2,
+                              **MOONS).fit(X, yl) for dtype in ("float64", "float32")]
+    assert single.stopped_by_ == full.stopped_by_ == "stability"
+    assert abs(single.n_iter_ - full.n_iter_) <= default_check_every(400)
+    assert single.objective_ == pytest.approx(full.objective_, rel=1e-5)
+    assert np.array_equal(single.transduction_, full.transduction_)
+    np.testing.assert_allclose(single.decision_function(X), full.decision_function(X),
+                               atol=1e-2)
+
+
+def test_newton_and_pcg_use_l_to_the_p_as_p_products():
+    """With p > 1 the intrinsic norm is f^T L^p f (Table 8's degree); Newton and PCG apply L^p as
+    p products by L, and reach the optimum of the formed L^p."""
+    from s3vm_core.solvers.lapsvm import newton_path
+
+    X, y, yl = moons(n=150)
+    newton = LapSVM(p=3, **MOONS).fit(X, yl)
+    K = rbf_kernel(X, X, MOONS["sigma"])
+    signed = np.where(yl == -1, 0.0, np.where(yl == 1, 1.0, -1.0))
+    *_, (b, alpha) = newton_path(K, newton.laplacian_, signed, MOONS["gamma_A"],
+                                 MOONS["gamma_I"])
+    np.testing.assert_allclose(newton.coef_, alpha, rtol=1e-6, atol=1e-8)
+    pcg = LapSVM(p=3, solver="pcg", **MOONS).fit(X, yl)
+    assert pcg.objective_ == pytest.approx(newton.objective_, rel=1e-6)
+
+
+def test_a_large_rbf_kernel_gives_the_graph_of_the_search(monkeypatch):
+    """Above the size where K is computed in blocks, LapSVM reads the k-NN graph off its RBF
+    K (one pass instead of a search): the same Laplacian and the same fit."""
+    import s3vm_core.solvers.lapsvm as lapsvm
+
+    X, y, yl = moons(n=300)
+    searched = LapSVM(solver="pcg", **MOONS).fit(X, yl)
+    monkeypatch.setattr(lapsvm, "KERNEL_BLOCK_BYTES", 8 * 100 * 100)
+    read = LapSVM(solver="pcg", **MOONS).fit(X, yl)
+    assert (read.laplacian_ != searched.laplacian_).nnz == 0
+    assert read.objective_ == searched.objective_
+
+
 def test_newton_converges_in_few_steps_on_g50c():
     from toy_data import g50c, pick_labeled
 

@@ -1,0 +1,225 @@
+"""LapSVM at the sizes of the LapSVM paper's Table 3: FACEMIT and MNIST3VS8 shapes, PCG with the
+stability check, Newton for the ratio, and float32 against float64 storage of K.
+
+The data are drawn here (``toy_data.images``, fixed seeds, nothing downloaded), of the shapes of
+the paper's Tables 1-2 with its labeled counts and the parameters its Tables 8-9 selected:
+
+* FACEMIT: ``faces``, 19 x 19 = 361 pixels, 1.96 % faces; 2 labeled (one per class) and 23,973
+  unlabeled training points, 6,997 test points. RBF kernel sigma = 4.3, a 6-NN graph, p = 1,
+  gamma_A = 1e-6, gamma_I = 1e-8. Errors are macro error rates, 1 - (TP + TN) / 2, as the
+  paper reports them for this unbalanced set (§6.2).
+* MNIST3VS8: ``strokes_3vs8``, 28 x 28 = 784 pixels; 80 labeled (40 per class) and 11,822
+  unlabeled training points, 1,984 test points. Polynomial kernel (<x, z> + 1)^9, a 20-NN
+  graph, p = 3, gamma_A = 1e-6 and gamma_I = 0.1 (Table 9, PCG with the stability check; the
+  Newton row uses the same values, so that the two objectives are comparable).
+
+PCG stops by the stability check (Algorithm 2: eta = 1.5 %, theta = sqrt(n)/2), K in
+float64 (the default; ``--precision`` shows why: float32 storage moves the early-stopped
+objective of the MNIST3VS8 shape by 5 %). Every run is a fresh process (peak RSS is the
+run's own: ``resource.getrusage``, data and interpreter included), BLAS on the machine's cores
+(two here) for the kernel and the graph, one thread in the solver's loop (``base``). The
+times are split as ``trace()`` makes them: the setup (K, the k-NN graph and its Laplacian;
+the paper's Table 3 precomputes both, footnote 5) and the solver itself.
+
+``--precision`` compares float32 with float64 storage at n = 8,000 (both shapes, the same
+points as the first 8,000 of the full runs' generator).
+
+Run ``python -m benchmarks.lapsvm_large`` (all rows, about 15 minutes on 2 cores), or
+``--cases facemit mnist`` for some, ``--scale 0.1`` for a smoke run at a tenth of the sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.sweep import RESULTS_ROOT, markdown_table
+
+#: The paper's Table 3 training times (s; Matlab 7.6, a 2.33 GHz machine with 6 GB, K and L
+#: precomputed) and Table 6's PCG iterations.
+PAPER = {
+    "facemit": {"pcg": 35.728, "pcg_iterations": 3},
+    "mnist3vs8": {"dual": 2064.18, "newton": 2824.174, "pcg": 114.441, "pcg_iterations": 110},
+}
+
+SHAPES = {
+    "facemit": {"generator": "faces", "n_labeled_per_class": 1, "n_train": 23_975,
+                "n_test": 6_997, "macro": True,
+                "params": {"kernel": "rbf", "sigma": 4.3, "n_neighbors": 6, "p": 1,
+                           "gamma_A": 1e-6, "gamma_I": 1e-8}},
+    "mnist3vs8": {"generator": "strokes_3vs8", "n_labeled_per_class": 40, "n_train": 11_902,
+                  "n_test": 1_984, "macro": False,
+                  "params": {"kernel": "poly", "degree": 9, "coef0": 1.0, "n_neighbors": 20,
+                             "p": 3, "gamma_A": 1e-6, "gamma_I": 0.1}},
+}
+PCG = {"solver": "pcg", "stopping": "stability"}
+
+#: name -> (shape, solver settings, training size or None for the paper's)
+CASES = {
+    "facemit": ("facemit", PCG, None),
+    "mnist": ("mnist3vs8", PCG, None),
+    "mnist-newton": ("mnist3vs8", {"solver": "newton"}, None),
+}
+PRECISION_N = 8_000
+PRECISION = {
+    f"{shape}-8000-{dtype}": (shape, {**PCG, "kernel_dtype": dtype}, PRECISION_N)
+    for shape in SHAPES for dtype in ("float64", "float32")
+}
+SEED = 0
+
+
+def make_data(shape: str, n_train: int, n_test: int):
+    """``(X, y_true, y_labeled, X_test, y_test)`` of a shape (the first ``n_train`` points of
+    its generator train, the next ``n_test`` test)."""
+    from toy_data import images, pick_labeled
+
+    spec = SHAPES[shape]
+    generator = getattr(images, spec["generator"])
+    X, y = generator(n_samples=n_train + n_test, random_state=SEED)
+    labeled = pick_labeled(y[:n_train], spec["n_labeled_per_class"], random_state=SEED)
+    return X[:n_train], y[:n_train], labeled, X[n_train:], y[n_train:]
+
+
+def error_rate(truth, predicted, macro: bool) -> float:
+    """The error rate, or the macro error 1 - (TP rate + TN rate) / 2 (the paper's FACEMIT)."""
+    if not macro:
+        return float(np.mean(truth != predicted))
+    rates = [np.mean(predicted[truth == c] == c) for c in (0, 1)]
+    return float(1.0 - np.mean(rates))
+
+
+def peak_rss_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30  # kB on Linux
+
+
+def run_case(shape: str, settings: dict, n_train: int | None, scale: float = 1.0) -> dict:
+    """One fit in this process: times, peak RSS, objective, iterations and errors."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from s3vm_core import LapSVM
+
+    spec = SHAPES[shape]
+    n_train = int((n_train or spec["n_train"]) * scale)
+    n_test = int(spec["n_test"] * scale)
+    X, y, labeled, X_test, y_test = make_data(shape, n_train, n_test)
+    rss_data = peak_rss_gib()
+    model = LapSVM(**spec["params"], **settings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = time.perf_counter()
+        states = model.trace(X, labeled)  # the setup runs here: K, the graph, its Laplacian
+        setup = time.perf_counter() - start
+        for _ in states:
+            pass
+        seconds = time.perf_counter() - start
+    rss_fit = peak_rss_gib()
+    unlabeled = labeled == -1
+    macro = spec["macro"]
+    return {
+        "shape": shape, "n": n_train, "n_labeled": int((~unlabeled).sum()), "d": X.shape[1],
+        **settings, "seconds": seconds, "setup_seconds": setup, "solver_seconds": seconds - setup,
+        "peak_rss_gib": rss_fit, "rss_after_data_gib": rss_data,
+        "objective": float(model.objective_), "n_iter": int(model.n_iter_),
+        "stopped_by": model.stopped_by_,
+        "error_unlabeled": error_rate(y[unlabeled], model.transduction_[unlabeled], macro),
+        "error_test": error_rate(y_test, model.predict(X_test), macro),
+        "transduction": model.transduction_.astype(int).tolist() if n_train <= 10_000 else None,
+        "load": os.getloadavg()[0],
+    }
+
+
+def run_in_fresh_process(name: str, scale: float) -> dict:
+    """``run_case`` in a child process, so that its peak RSS is its own."""
+    command = [sys.executable, "-m", "benchmarks.lapsvm_large", "--child", name,
+               "--scale", str(scale)]
+    done = subprocess.run(command, capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    if done.returncode != 0:
+        return {"case": name, "failed": done.stderr.strip().splitlines()[-1:]}
+    return {"case": name, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def table(rows) -> str:
+    """The Table 3 rows: ours beside the paper's."""
+    body = []
+    for r in rows:
+        if "failed" in r or r["n"] < 10_000:
+            continue
+        paper = PAPER[r["shape"]]
+        solver = "PCG [stability]" if r["solver"] == "pcg" else "Newton"
+        paper_seconds = paper.get("pcg" if r["solver"] == "pcg" else "newton")
+        body.append([f"{r['shape'].upper()} (n = {r['n']:,}, l = {r['n_labeled']}, "
+                     f"d = {r['d']})", solver, paper_seconds, r["seconds"], r["setup_seconds"],
+                     r["solver_seconds"], r["n_iter"], r["peak_rss_gib"], r["objective"],
+                     100 * r["error_unlabeled"], 100 * r["error_test"], r["load"]])
+    header = ["data (paper's shape)", "solver", "paper's time, s (K, L precomputed)",
+              "our fit, s", "of which K and L, s", "of which solver, s", "iterations",
+              "peak RSS, GiB", "objective (7)", "error U, %", "error T, %", "load"]
+    return markdown_table(header, body)
+
+
+def precision_table(rows) -> str:
+    by_shape = {}
+    for r in rows:
+        if "failed" not in r and r["n"] == PRECISION_N:
+            by_shape.setdefault(r["shape"], {})[r["kernel_dtype"]] = r
+    body = []
+    for shape, pair in by_shape.items():
+        if set(pair) != {"float32", "float64"}:
+            continue
+        a, b = pair["float64"], pair["float32"]
+        same = np.mean(np.array(a["transduction"]) == np.array(b["transduction"]))
+        body.append([shape.upper(), a["objective"], b["objective"],
+                     abs(b["objective"] - a["objective"]) / abs(a["objective"]),
+                     f"{a['n_iter']} / {b['n_iter']}",
+                     f"{100 * a['error_unlabeled']:.2f} / {100 * b['error_unlabeled']:.2f}",
+                     100 * (1 - same), f"{a['seconds']:.1f} / {b['seconds']:.1f}",
+                     f"{a['peak_rss_gib']:.2f} / {b['peak_rss_gib']:.2f}"])
+    header = ["shape (n = 8,000)", "objective, float64", "objective, float32",
+              "relative difference", "iterations 64 / 32", "error U, % 64 / 32",
+              "unlabeled decisions that differ, %", "fit s 64 / 32", "peak RSS GiB 64 / 32"]
+    return markdown_table(header, body)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", nargs="+", default=None, choices=[*CASES, *PRECISION])
+    p.add_argument("--precision", action="store_true",
+                   help="only the float32 / float64 comparison at n = 8,000")
+    p.add_argument("--scale", type=float, default=1.0, help="a fraction of every size")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=RESULTS_ROOT / "lapsvm_large")
+    args = p.parse_args(argv)
+    if args.child:
+        shape, settings, n_train = {**CASES, **PRECISION}[args.child]
+        print(json.dumps(run_case(shape, settings, n_train, args.scale)))
+        return None
+    names = args.cases or (list(PRECISION) if args.precision else [*CASES, *PRECISION])
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with (args.out / "results.jsonl").open("a") as log:
+        for name in names:  # one after another: they are timings, and each takes GBs
+            row = run_in_fresh_process(name, args.scale)
+            rows.append(row)
+            log.write(json.dumps({k: v for k, v in row.items() if k != "transduction"}) + "\n")
+            log.flush()
+            print(json.dumps({k: v for k, v in row.items() if k != "transduction"}),
+                  flush=True)
+    print("\n### LapSVM at the paper's sizes (Table 3)\n")
+    print(table(rows))
+    print("\n### float32 against float64 storage of K\n")
+    print(precision_table(rows))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
