@@ -117,22 +117,25 @@ def thin(states: Iterable[SolverState], every: int = 1):
             yield state.with_step(step)
 
 
-def decision_on_grid(features: np.ndarray, states: Iterable[SolverState]) -> np.ndarray:
+def decision_on_grid(features: np.ndarray, states: Iterable) -> np.ndarray:
     """Decision values of every state at every row of ``features`` in one matrix product.
 
     Parameters
     ----------
-    features : ndarray of shape (n_points, p)
+    features : ndarray or sparse matrix of shape (n_points, p)
         ``estimator.features(X_points)``, computed once per fit.
-    states : iterable of SolverState
+    states : iterable of SolverState, or of OneVsRestState
+        A ``OneVsRestState`` has one column of ``coef`` and one ``intercept`` per class.
 
     Returns
     -------
-    ndarray of shape (n_states, n_points)
+    ndarray of shape (n_states, n_points), or (n_states, n_points, k) for k classes
     """
     states = list(states)
     if not states:
         return np.empty((0, features.shape[0]))
-    coefs = np.stack([s.coef for s in states], axis=1)
+    coefs = np.stack([s.coef for s in states], axis=1)  # (p, n_states) or (p, n_states, k)
     intercepts = np.array([s.intercept for s in states])
-    return (features @ coefs).T + intercepts[:, None]
+    values = np.asarray(features @ coefs.reshape(coefs.shape[0], -1))
+    values = values.reshape(features.shape[0], *coefs.shape[1:])
+    return np.moveaxis(values, 0, 1) + intercepts[:, None]
