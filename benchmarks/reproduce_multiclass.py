@@ -77,7 +77,7 @@ def tasks(size: str) -> list[dict]:
 def table(results: list[dict]) -> str:
     best = select_best(results)
     rows = []
-    for (data, method), b in best.items():
+    for (_, method), b in best.items():
         paper = PAPER[method]
         rows.append([method, percent(b), *(f"{paper[c]:.1f}" if c in paper else "–"
                                             for c in COLUMNS), f"{b['seconds']:.1f}",
