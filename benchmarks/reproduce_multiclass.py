@@ -65,8 +65,8 @@ METHODS = {
 
 def tasks(size: str) -> list[dict]:
     draws = {"full": 10, "quick": 2, "tiny": 1}[size]
-    n = {"full": None, "quick": 200, "tiny": 80}[size]
-    n_labeled = {"full": 50, "quick": 20, "tiny": 20}[size]
+    n = {"full": None, "quick": 200, "tiny": 60}[size]
+    n_labeled = {"full": 50, "quick": 20, "tiny": 12}[size]
     kwargs = {} if n is None else {"n_samples": n}
     data = {"digits, 10 classes": {"name": "digits", "kwargs": kwargs, "data_seed": 0,
                                    "n_labeled": n_labeled}}
