@@ -143,10 +143,9 @@ def run_fit(args) -> int:
         _save_model(args.model, estimator, data, args.solver)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
-        where = _outputs_path(args, "outputs")
         _say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
              f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); outputs in "
-             f"{where}, predictions in {_outputs_path(args, 'predictions')}.")
+             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
 
@@ -184,8 +183,7 @@ def run_predict(args) -> int:
             right = np.mean([_class_text(p) for p in predicted[labeled]] == np.array(given))
             score = f"; accuracy on its {int(labeled.sum())} labeled points {100 * right:.2f} %"
         _say(f"{data.X.shape[0]} points predicted{score}; outputs in "
-             f"{_outputs_path(args, 'outputs')}, predictions in "
-             f"{_outputs_path(args, 'predictions')}.")
+             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
 
@@ -351,6 +349,11 @@ def _writer(path: Path | None):
 def _outputs_path(args, kind: str) -> str:
     chosen = getattr(args, kind)
     return chosen if chosen else f"{Path(args.data).name}.{kind}"
+
+
+def _shown(args, kind: str) -> str:
+    path = _outputs_path(args, kind)
+    return "stdout" if path == "-" else path
 
 
 def _write_outputs(args, decision, predicted) -> None:
