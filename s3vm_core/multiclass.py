@@ -44,10 +44,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from s3vm_core.kernels import default_sigma
 from s3vm_core.problem import (
-    _STRING_MINUS_ONE,
     UNLABELED,
-    _as_text,
     _names_string_minus_one,
+    encode_labels,
     make_problem,
     unlabeled_mask,
 )
@@ -383,26 +382,16 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
 
 
 def _labeled_classes(y) -> np.ndarray:
-    """The classes among the labeled points; at least two, with a sentence otherwise."""
+    """The classes among the labeled points, at least two: three or more are returned here;
+    every other case (no label, one class, two, the string '-1') is the binary problem's, and
+    ``problem.encode_labels`` says what is wrong in its sentences."""
     unlabeled = unlabeled_mask(y)
-    if unlabeled.all():
-        raise ValueError(
-            "No point is labeled. Label at least one point of each class (-1 marks an "
-            "unlabeled point)."
-        )
-    check_classification_targets(y[~unlabeled])
-    classes = np.unique(y[~unlabeled])
-    if _names_string_minus_one(classes):
-        raise ValueError(
-            f"The labeled points include the string '-1' among their classes "
-            f"({_as_text(classes)}): {_STRING_MINUS_ONE}"
-        )
-    if classes.size < 2:
-        raise ValueError(
-            f"Only class {_as_text(classes)} has labeled points. One-vs-rest needs labeled "
-            "points of at least two classes: label at least one point of every class."
-        )
-    return classes
+    if not unlabeled.all():
+        check_classification_targets(y[~unlabeled])
+        classes = np.unique(y[~unlabeled])
+        if classes.size > 2 and not _names_string_minus_one(classes):
+            return classes
+    return encode_labels(y)[1]
 
 
 def _binary_fit_params(fit_params: dict, c) -> dict:

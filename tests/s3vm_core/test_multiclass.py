@@ -278,8 +278,9 @@ def test_sklearn_compatible(estimator, check):
 
 @pytest.mark.parametrize("labels, message", [
     ([-1] * 30, "No point is labeled"),
-    ([0] * 3 + [-1] * 27, "Only class 0 has labeled points.*at least two classes"),
+    ([0] * 3 + [-1] * 27, "Only class 0 has labeled points. Label at least one point of each"),
     (["-1", "a", "b"] + [-1] * 27, "the string '-1'"),
+    (["-1", "a"] + [-1] * 28, "the string '-1'"),
     ([0.5, 1.5, 2.25] + [-1] * 27, "Unknown label type"),
 ])
 def test_bad_labels_get_a_sentence(labels, message):
