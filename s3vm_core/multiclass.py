@@ -25,6 +25,7 @@ contour of ``[..., c]``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Iterable
@@ -123,7 +124,7 @@ def lock_step(paths: Iterable[Iterable[SolverState]], shared_features: bool):
     iterators = [iter(path) for path in paths]
     current: list[SolverState | None] = [None] * len(iterators)
     live = [True] * len(iterators)
-    for step in range(np.iinfo(np.int64).max):
+    for step in itertools.count():
         for c, states in enumerate(iterators):
             if live[c]:
                 state = next(states, None)
@@ -149,7 +150,9 @@ def _trace_one(estimator, X, y, every, keep_path, fit_params):
         warnings.simplefilter("always")
         states = []
         for state in estimator.trace(X, y, every=every, **fit_params):
-            states = [*states, state] if keep_path else [state]
+            if not keep_path:
+                states.clear()
+            states.append(state)
     return estimator, states, [(w.message, w.category) for w in caught]
 
 
