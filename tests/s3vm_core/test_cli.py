@@ -10,6 +10,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file, make_blobs
 
 from s3vm_core import LapSVM, OneVsRestS3VM
+from s3vm_core.cli import main
 from toy_data import pick_labeled, two_moons
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +116,7 @@ def test_each_command_explains_itself_with_an_example(tmp_path):
     assert "lapsvm" in s3vm("fit", "--help", cwd=tmp_path).stdout
 
 
-@pytest.mark.parametrize("args, code, message", [
+BAD_INPUT = [
     (["fit", "moons.csv"], 2, "s3vm fit: the following arguments are required: -s/--solver "
                               "(see `s3vm fit --help`)."),
     (["fit", "moons.csv", "-s", "svmm"], 2, "There is no solver 'svmm'; choose one of svm, tsvm"),
@@ -133,13 +134,34 @@ def test_each_command_explains_itself_with_an_example(tmp_path):
     (["fit", "moons.csv", "-s", "svm", "-o", "no/such/folder/out"], 1,
      "Cannot write no/such/folder/out"),
     (["predict", "moons.csv", "moons.csv"], 2, "moons.csv is not a model saved by `s3vm fit"),
-])
-def test_bad_input_is_one_line_on_stderr_with_the_unix_exit_code(tmp_path, moons, args, code,
-                                                                 message):
+]
+
+
+@pytest.fixture
+def bad_files(tmp_path, moons):
     (tmp_path / "ragged.csv").write_text("x,y,label\n1,2,a\n3,b\n")
     (tmp_path / "binary.csv").write_bytes(b"x,y,label\n\x00\x01\x02\x03\n")
     (tmp_path / "one_class.csv").write_text("1,2,a\n3,4,\n5,6,a\n")
-    done = s3vm(*args, cwd=tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("args, code, message", [BAD_INPUT[i] for i in (0, 3, 7, 10)])
+def test_bad_input_is_one_line_on_stderr_with_the_unix_exit_code(bad_files, args, code,
+                                                                 message):
+    done = s3vm(*args, cwd=bad_files)
     assert done.returncode == code
     assert message in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, code, message", BAD_INPUT)
+def test_every_bad_input_message_in_process(bad_files, monkeypatch, capsys, args, code,
+                                            message):
+    # the same entry point as the subprocess runs, without a new interpreter per case
+    monkeypatch.chdir(bad_files)
+    try:
+        returned = main(args)
+    except SystemExit as exit:  # argparse's own usage errors
+        returned = exit.code
+    assert returned == code
+    assert message in capsys.readouterr().err
