@@ -1,7 +1,7 @@
 """The papers' multi-class rows, one-vs-rest: scikit-learn's 10-class digits in place of USPST.
 
 Papers: the LDS paper's Table 2, Uspst row ("for multi-class problems, we use the
-one-against-rest scheme", §1); the cS3VM paper's Table 4, 1-vs-rest row (§5.3); the LapSVM
+one-against-rest scheme", §2); the cS3VM paper's Table 4, 1-vs-rest row (§5.3); the LapSVM
 paper's Table 4, USPST row (§6, "one-against-all"). USPST is 2007 16x16 images of the ten
 digits with 50 labeled points; here all 1797 8x8 digits of ``toy_data.digits`` (pixels in
 [0, 1]), every point but the labeled ones unlabeled, and the error counted on the unlabeled

@@ -109,11 +109,11 @@ def fit_command(parser):
 
 
 def run_fit(args) -> int:
+    if args.every < 1:
+        raise UsageError(f"--every must be a positive integer, got {args.every}.")
     estimator = _estimator(args.solver, args.param)
     data = _read(args.data, labels=args.labels, format=args.format)
     truth = _true_labels(args.true_labels, data) if args.true_labels else None
-    if args.every < 1:
-        raise UsageError(f"--every must be a positive integer, got {args.every}.")
     if data.classes.size > 2:
         from s3vm_core import OneVsRestS3VM
 

@@ -2,9 +2,9 @@
 
 ``OneVsRestS3VM(estimator)`` solves one binary problem per class c: the labeled points of c are
 its positive class, the labeled points of every other class its negative class, and every
-unlabeled point stays unlabeled in each problem (never "rest"), as in the LDS paper §1 ("for
+unlabeled point stays unlabeled in each problem (never "rest"), as in the LDS paper §2 ("for
 multi-class problems, we use the one-against-rest scheme"), the cS3VM paper §5.3 (Table 4,
-"1-vs-rest") and the LapSVM paper §6.1 ("the one-against-all approach").
+"1-vs-rest") and the LapSVM paper §6 ("the one-against-all approach").
 
 Tracing (DESIGN.md, "Tracing"). ``trace(X, y)`` yields ``OneVsRestState``s that advance the k
 binary problems in lock step: state i holds, for every class, that problem's i-th
@@ -177,8 +177,8 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
 
     One binary problem per class c, solved by a clone of ``estimator``: the labeled points of
     c against the labeled points of all other classes, every unlabeled point unlabeled in each
-    problem (never "rest"). This is the one-against-rest scheme of the LDS paper (§1), of the
-    cS3VM paper's Table 4 ("1-vs-rest") and of the LapSVM paper (§6.1, "one-against-all").
+    problem (never "rest"). This is the one-against-rest scheme of the LDS paper (§2), of the
+    cS3VM paper's Table 4 ("1-vs-rest") and of the LapSVM paper (§6, "one-against-all").
 
     Balance constraints. Each binary problem keeps its solver's own constraint, with the class
     ratio taken from its labeled points, as the papers do: the LDS paper applies constraint (5),
