@@ -123,7 +123,7 @@ def run_fit(args) -> int:
         try:
             X = _dense_unless_accepted(data.X, estimator)
             states = estimator.trace(X, data.y, every=args.every)
-        except (ValueError, TypeError, MemoryError) as error:
+        except (ValueError, TypeError) as error:  # checked before the first state: the input
             raise UsageError(str(error)) from None
         try:
             for state in states:
