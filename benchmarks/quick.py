@@ -2,10 +2,11 @@
 
 Runs, one after the other, the ``--quick`` configuration of ``reproduce_da_table2``,
 ``reproduce_lds_table2``, ``reproduce_cs3vm_table1``, ``reproduce_qn_table1``,
-``reproduce_lapsvm_tables`` and ``scale`` (a few minutes on 2 cores with ``--n-jobs 2``), each
-printing its markdown table. Results go to ``benchmarks/results/<name>_quick/`` (or under
-``--out``); a second run resumes from them (``--fresh`` recomputes). ``--tiny`` is a smoke test
-of the same code paths in seconds (what ``tests/benchmarks`` runs).
+``reproduce_lapsvm_tables``, ``reproduce_multiclass`` and ``scale`` (a few minutes on 2 cores
+with ``--n-jobs 2``), each printing its markdown table. Results go to
+``benchmarks/results/<name>_quick/`` (or under ``--out``); a second run resumes from them
+(``--fresh`` recomputes). ``--tiny`` is a smoke test of the same code paths in seconds (what
+``tests/benchmarks`` runs).
 
 Run ``python -m benchmarks.quick [--n-jobs 2] [--scheduler ADDRESS] [--out DIR] [--tiny]``.
 """
@@ -21,6 +22,7 @@ from benchmarks import (
     reproduce_da_table2,
     reproduce_lapsvm_tables,
     reproduce_lds_table2,
+    reproduce_multiclass,
     reproduce_qn_table1,
     scale,
 )
@@ -31,6 +33,7 @@ REPRODUCTIONS = {
     "cs3vm_table1": reproduce_cs3vm_table1,
     "qn_table1": reproduce_qn_table1,
     "lapsvm_tables": reproduce_lapsvm_tables,
+    "multiclass": reproduce_multiclass,
 }
 
 

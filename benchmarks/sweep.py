@@ -90,9 +90,14 @@ def make_tasks(datasets: dict[str, dict], methods: dict[str, Iterable[dict]],
 def build_estimator(params: dict):
     """The estimator named by ``params["estimator"]`` (an ``s3vm_core`` class name, or
     scikit-learn's ``LabelSpreading`` with the RBF width ``sigma``), built with the other
-    entries as its parameters."""
+    entries as its parameters, wrapped in ``OneVsRestS3VM`` when ``params["one_vs_rest"]`` is
+    true."""
     params = dict(params)
     name = params.pop("estimator")
+    if params.pop("one_vs_rest", False):
+        from s3vm_core import OneVsRestS3VM
+
+        return OneVsRestS3VM(build_estimator({"estimator": name, **params}))
     if name == "LabelSpreading":
         from sklearn.semi_supervised import LabelSpreading
 
@@ -114,7 +119,9 @@ def load_data(data: dict, draw: int):
     """``(X_train, y_train, y_semi, X_test, y_test)`` for a data description and a label draw.
 
     ``data``: ``{"name": generator of toy_data, "kwargs": {...}, "n_per_class": int,
-    "n_test": int or absent, "data_seed": int or absent}``. Without ``data_seed`` each draw
+    "n_test": int or absent, "data_seed": int or absent}``, or ``"n_labeled"`` in place of
+    ``"n_per_class"``: that many labels drawn at random, at least one per class
+    (``toy_data.pick_labeled_at_random``, the LDS paper's splits). Without ``data_seed`` each draw
     also draws a fresh data set (seed = draw), as the papers' random partitions do. With
     ``n_test`` the first ``n_test`` points (the generators shuffle) are the test set and the
     rest the training set (QN-S3VM §4.1.2 uses halves).
@@ -133,7 +140,10 @@ def load_data(data: dict, draw: int):
         order = rng.permutation(len(y))
         X, y = X[order], y[order]
         X_test, y_test, X, y = X[:n_test], y[:n_test], X[n_test:], y[n_test:]
-    y_semi = toy_data.pick_labeled(y, data.get("n_per_class", 1), random_state=draw)
+    if "n_labeled" in data:
+        y_semi = toy_data.pick_labeled_at_random(y, data["n_labeled"], random_state=draw)
+    else:
+        y_semi = toy_data.pick_labeled(y, data.get("n_per_class", 1), random_state=draw)
     return X, y, y_semi, X_test, y_test
 
 
@@ -143,8 +153,8 @@ def evaluate(task: dict) -> dict:
     Measurements: ``error_unlabeled`` (fraction of unlabeled training points misclassified),
     ``success`` (``error_unlabeled == 0``, the DA paper's Table 2 criterion), ``error_test``
     (nan without a test set), ``seconds`` (fit wall time), ``n_iter`` (the estimator's
-    ``n_iter_`` where it has one), ``status`` ("ok" or the exception's message: a failing
-    grid point is recorded, not fatal).
+    ``n_iter_`` where it has one, summed over one-vs-rest's problems), ``status`` ("ok" or
+    the exception's message: a failing grid point is recorded, not fatal).
     """
     from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
@@ -176,7 +186,8 @@ def evaluate(task: dict) -> dict:
         out["success"] = mistakes == 0
         if X_test is not None:
             out["error_test"] = float(np.mean(est.predict(X_test) != y_test))
-        out["n_iter"] = float(getattr(est, "n_iter_", np.nan))
+        # one-vs-rest: the iterations of all k binary problems
+        out["n_iter"] = float(np.sum(getattr(est, "n_iter_", np.nan)))
     except Exception as exc:  # noqa: BLE001 - a failing grid point must not stop the sweep
         out["status"] = f"{type(exc).__name__}: {exc}"
         out["traceback"] = traceback.format_exc(limit=3)

@@ -3,9 +3,11 @@
 Every estimator follows scikit-learn (``fit``, ``predict``, ``decision_function``,
 ``transduction_``) and adds ``trace(X, y)``, a generator of ``SolverState``, and
 ``features(X_new)`` so that ``f(X_new) = features(X_new) @ state.coef + state.intercept``.
-Unlabeled points are marked ``-1`` in ``y``.
+Unlabeled points are marked ``-1`` in ``y``. ``OneVsRestS3VM`` takes any of them to k >= 2
+classes.
 """
 
+from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
@@ -23,6 +25,8 @@ __all__ = [
     "LabelSwitchingTSVM",
     "LapRLSC",
     "LapSVM",
+    "OneVsRestS3VM",
+    "OneVsRestState",
     "QNS3VM",
     "SVMBaseline",
     "SolverState",

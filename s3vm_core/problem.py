@@ -158,10 +158,11 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
         )
     if classes.size > 2:
         raise ValueError(
-            "Only binary classification is supported. "
-            f"The labeled points have {classes.size} classes ({_as_text(classes)}); "
-            "these solvers separate exactly two classes. Keep two classes, or train one "
-            "classifier per pair of classes."
+            "Only binary classification is supported. "  # the words scikit-learn checks
+            f"The labeled points have {classes.size} classes ({_as_text(classes)}), and "
+            "this solver separates exactly two. Keep two classes, or wrap the solver in "
+            "s3vm_core.OneVsRestS3VM, which solves one binary problem per class: "
+            "OneVsRestS3VM(LapSVM()), for example."
         )
     signed = np.where(unlabeled, 0, np.where(y == classes[1], 1, -1)).astype(np.int8)
     return signed, classes

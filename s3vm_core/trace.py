@@ -124,25 +124,30 @@ def thin(states: Iterable[SolverState], every: int = 1):
             yield state.with_step(step)
 
 
-def decision_on_grid(features: np.ndarray, states: Iterable[SolverState]) -> np.ndarray:
+def decision_on_grid(features: np.ndarray, states: Iterable) -> np.ndarray:
     """Decision values of every state at every row of ``features`` in one matrix product.
 
     Parameters
     ----------
-    features : ndarray of shape (n_points, p)
+    features : ndarray or sparse matrix of shape (n_points, p)
         ``estimator.features(X_points)``, computed once per fit.
-    states : iterable of SolverState
+    states : iterable of SolverState, or of OneVsRestState
+        A ``OneVsRestState`` has one column of ``coef`` and one ``intercept`` per class.
 
     Returns
     -------
-    ndarray of shape (n_states, n_points)
+    ndarray of shape (n_states, n_points), or (n_states, n_points, k) for k classes
     """
     states = list(states)
-    intercepts = np.array([s.intercept for s in states], dtype=float)
-    values = np.repeat(intercepts[:, None], features.shape[0], axis=1)
+    n = features.shape[0]
     # a "setup" state has no model yet: its decision is its intercept, 0
-    with_model = [i for i, s in enumerate(states) if s.coef.size]
+    with_model = [i for i, s in enumerate(states) if np.size(s.coef)]
+    classes = np.shape(states[with_model[0]].intercept) if with_model else ()
+    values = np.empty((len(states), n, *classes))
+    for i, s in enumerate(states):
+        values[i] = s.intercept
     if with_model:
-        values[with_model] += (features @ np.stack([states[i].coef for i in with_model],
-                                                   axis=1)).T
+        coefs = np.stack([states[i].coef for i in with_model], axis=1)  # (p, m) or (p, m, k)
+        products = np.asarray(features @ coefs.reshape(coefs.shape[0], -1))
+        values[with_model] += np.moveaxis(products.reshape(n, *coefs.shape[1:]), 0, 1)
     return values

@@ -11,6 +11,7 @@ from functools import partial
 
 from toy_data.generators import (
     clock,
+    digits,
     digits_pair,
     g10n,
     g50c,
@@ -19,7 +20,7 @@ from toy_data.generators import (
     two_circles,
     two_moons,
 )
-from toy_data.labels import UNLABELED, pick_labeled
+from toy_data.labels import UNLABELED, pick_labeled, pick_labeled_at_random
 from toy_data.projection import project_2d
 
 
@@ -93,6 +94,7 @@ def make_dataset(name, n_samples=None, noise=None, random_state=None):
 
 
 __all__ = [
-    "DATASETS", "Dataset", "UNLABELED", "clock", "digits_pair", "g10n", "g50c", "gaussian_2c",
-    "gaussian_4c", "make_dataset", "pick_labeled", "project_2d", "two_circles", "two_moons",
+    "DATASETS", "Dataset", "UNLABELED", "clock", "digits", "digits_pair", "g10n", "g50c",
+    "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled", "pick_labeled_at_random",
+    "project_2d", "two_circles", "two_moons",
 ]

@@ -1,4 +1,5 @@
-"""The papers' toy data sets. Each generator returns ``(X, y)`` with ``y`` in {0, 1}.
+"""The papers' toy data sets. Each generator returns ``(X, y)`` with ``y`` in {0, 1} (``digits``:
+the ten digits 0 .. 9).
 
 All take ``n_samples``, ``noise`` and ``random_state`` and are deterministic for a fixed seed.
 """
@@ -146,23 +147,43 @@ def digits_pair(n_samples=None, noise=0.0, random_state=None, digits=(3, 8)):
     ``digits[0]``, class 1 ``digits[1]``. ``n_samples`` (None: all, about 360) draws a random
     subset; ``noise`` adds Gaussian pixel noise.
     """
-    from sklearn.datasets import load_digits
-
     first, second = digits
     if first == second or not {first, second} <= set(range(10)):
         raise ValueError(f"digits must be two different digits between 0 and 9, got {digits!r}.")
+    X, y = _scaled_digits()
+    keep = np.isin(y, digits)
+    X, y = X[keep], (y[keep] == second).astype(int)
+    return _some_digits(X, y, n_samples, noise, random_state, f"The digits {first} and {second}")
+
+
+def digits(n_samples=None, noise=0.0, random_state=None):
+    """All ten classes of scikit-learn's bundled handwritten digits: 1797 8x8 images (64-d),
+    class = the digit.
+
+    The stand-in for USPST, the 10-class handwritten digits of the LDS paper (Table 2), the
+    cS3VM paper (Table 4, 1-vs-rest) and the LapSVM paper (Table 4): 2007 16x16 images there.
+    Pixels are scaled to [0, 1] as in ``digits_pair``; ``n_samples`` (None: all) draws a random
+    subset; ``noise`` adds Gaussian pixel noise.
+    """
+    X, y = _scaled_digits()
+    return _some_digits(X, y, n_samples, noise, random_state, "The ten digits")
+
+
+def _scaled_digits():
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    return data.data / 16.0, data.target.astype(int)
+
+
+def _some_digits(X, y, n_samples, noise, random_state, what):
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a non-negative number, got {noise!r}.")
-    data = load_digits()
-    keep = np.isin(data.target, digits)
-    X, y = data.data[keep] / 16.0, (data.target[keep] == second).astype(int)
     rng = check_random_state(random_state)
     if n_samples is not None:
         _check_common(n_samples, noise)
         if n_samples > len(y):
-            raise ValueError(
-                f"The digits {first} and {second} have {len(y)} images; ask for at most that many."
-            )
+            raise ValueError(f"{what} have {len(y)} images; ask for at most that many.")
         rows = rng.choice(len(y), n_samples, replace=False)
         X, y = X[rows], y[rows]
     if noise > 0:

@@ -39,3 +39,30 @@ def pick_labeled(y, n_per_class=1, random_state=None):
         chosen = rng.choice(members, n_per_class, replace=False)
         out[chosen] = y[chosen]
     return out
+
+
+def pick_labeled_at_random(y, n_labeled, random_state=None):
+    """Hide all labels but ``n_labeled`` drawn at random, at least one of each class.
+
+    The splits of the LDS paper (§3.2: "We took care to include at least one point of each
+    class in the labeled set"), reused by the cS3VM paper (§4.1), and of the LapSVM paper
+    (§6.2: "at least one example per class"): one random point of every class, then the other
+    ``n_labeled - k`` uniformly among the rest, so the classes keep their proportions only on
+    average.
+
+    Returns a copy of ``y`` with ``-1`` for unlabeled points.
+    """
+    y = np.asarray(y)
+    classes = np.unique(y)
+    if not isinstance(n_labeled, int | np.integer) or not classes.size <= n_labeled <= y.size:
+        raise ValueError(
+            f"n_labeled must be an integer between the number of classes ({classes.size}) and "
+            f"the number of points ({y.size}), got {n_labeled!r}."
+        )
+    rng = check_random_state(random_state)
+    chosen = [rng.choice(np.flatnonzero(y == cls)) for cls in classes]
+    others = np.setdiff1d(np.arange(y.size), chosen)
+    chosen = np.r_[chosen, rng.choice(others, n_labeled - classes.size, replace=False)]
+    out = np.full_like(y, UNLABELED)
+    out[chosen] = y[chosen]
+    return out

@@ -32,7 +32,7 @@ def test_labels_are_mapped_to_signs_and_unlabeled_to_zero():
     [
         ([-1] * 20, "No point is labeled"),
         ([0, 0] + [-1] * 18, "each class"),
-        ([0, 1, 2] + [-1] * 17, "Only binary classification"),
+        ([0, 1, 2] + [-1] * 17, "OneVsRestS3VM"),
         ([0.5, 1.5] + [-1] * 18, "continuous"),
     ],
 )

@@ -1,0 +1,498 @@
+"""The ``s3vm`` command: fit a solver on a data file, predict with a saved model.
+
+``s3vm fit DATA [LABELS] -s SOLVER [-p NAME=VALUE ...]`` reads a CSV / TSV or svmlight file
+(``toy_data.files``; svmlin's examples and labels files too), fits the solver -- wrapped in
+``OneVsRestS3VM`` when more than two classes are labeled -- and writes, as svmlin does, one line
+per point of the file in its order: the decision value(s) to ``NAME.outputs`` (svmlin's
+convention: ``%g`` numbers, positive for the second class; k columns for k > 2 classes) and
+the predicted class to ``NAME.predictions``. On request it saves the model (joblib) and the
+trace as JSON lines. ``s3vm predict MODEL DATA`` does the same for new points.
+
+Parameters are given by their names in the library (``-p sigma=0.5 -p C=10``), as
+``set_params`` takes them: one interface for every solver, checked by the solver's own
+constraints, so a value that works in Python works here and the other way round.
+
+Exit codes: 0 done, 1 the run failed (the solver or the disk), 2 bad usage or bad input (a bad
+file, an unknown or out-of-range parameter). Every error is one line on stderr. Each command is
+one function registered with ``@command`` (its arguments, then its run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import sys
+import textwrap
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: Solvers by their short names (the papers'), each also reachable by its class name.
+SOLVER_NAMES = {
+    "svm": "SVMBaseline", "tsvm": "GradientTSVM", "lds": "LDS", "cs3vm": "ContinuationS3VM",
+    "qn-s3vm": "QNS3VM", "da": "DeterministicAnnealingS3VM", "lapsvm": "LapSVM",
+    "laprlsc": "LapRLSC", "label-switching": "LabelSwitchingTSVM", "graph": "GraphKernelSVM",
+}
+
+#: Seconds a fit runs before the progress line appears, and between its updates when stderr
+#: is not a terminal (a log file gets a line now and then, not one per state).
+PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
+
+
+class UsageError(Exception):
+    """Bad usage or bad input: exit code 2."""
+
+
+class RunFailure(Exception):
+    """The run itself failed: exit code 1."""
+
+
+@dataclass
+class Command:
+    name: str
+    summary: str
+    example: str
+    configure: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
+
+
+COMMANDS: list[Command] = []
+
+
+def command(name: str, summary: str, example: str):
+    """Register a subcommand: the decorated function adds its arguments to the subparser it is
+    given and returns the function that runs it (``args -> exit code``)."""
+    def register(configure):
+        COMMANDS.append(Command(name, summary, example, configure))
+        return configure
+    return register
+
+
+# -- fit ----------------------------------------------------------------------------------
+
+
+@command("fit", "fit a solver on a data file; write its predictions",
+         "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.joblib --trace trace.jsonl")
+def fit_command(parser):
+    parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
+                        "or -1 = unlabeled) or svmlight (label 0 = unlabeled)")
+    parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
+                        "unlabeled) when DATA is an svmlight examples file without labels")
+    parser.add_argument("-s", "--solver", required=True, metavar="NAME",
+                        help="one of the solvers below (short or class name)")
+    parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a solver parameter by its library name (repeat for more)")
+    _add_format_and_outputs(parser)
+    parser.add_argument("--model", type=Path, help="save the fitted model here (joblib)")
+    parser.add_argument("--trace", type=Path, help="write the trace here, one JSON object "
+                        "per state: step, stage, value, objective, grad_norm[, unlabeled_error]")
+    parser.add_argument("--true-labels", type=Path, metavar="PATH",
+                        help="the true class of every point, one per line in the data file's "
+                        "order (as svmlin's labels files): adds unlabeled_error to the trace")
+    parser.add_argument("--every", type=int, default=1, metavar="K",
+                        help="keep one inner iteration in K in the trace (default 1)")
+    parser.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                        help="with more than two classes: fit the one-vs-rest problems in N "
+                        "processes")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    parser.epilog += "\n\nsolvers (short or class name) and their parameters with defaults:\n"
+    for short, cls in SOLVER_NAMES.items():
+        defaults = ", ".join(f"{k}={v!r}" for k, v in _solver(short)().get_params().items())
+        parser.epilog += textwrap.fill(defaults, 98, initial_indent=f"  {short} ({cls}): ",
+                                       subsequent_indent=" " * 6) + "\n"
+    return run_fit
+
+
+def run_fit(args) -> int:
+    if args.every < 1:
+        raise UsageError(f"--every must be a positive integer, got {args.every}.")
+    estimator = _estimator(args.solver, args.param)
+    data = _read(args.data, labels=args.labels, format=args.format)
+    truth = _true_labels(args.true_labels, data) if args.true_labels else None
+    if data.classes.size > 2:
+        from s3vm_core import OneVsRestS3VM
+
+        estimator = OneVsRestS3VM(estimator, n_jobs=args.n_jobs)
+    progress = Progress(enabled=not args.quiet)
+    with _writer(args.trace) as trace_file:
+        try:
+            X = _dense_unless_accepted(data.X, estimator)
+            states = estimator.trace(X, data.y, every=args.every)
+        except (ValueError, TypeError) as error:  # checked before the first state: the input
+            raise UsageError(str(error)) from None
+        try:
+            for state in states:
+                final = state
+                record = _record(state, data, truth, estimator)
+                if trace_file is not None:
+                    trace_file.write(json.dumps(record) + "\n")
+                progress.update(record)
+        except (ValueError, ArithmeticError, MemoryError) as error:
+            raise RunFailure(str(error)) from None
+        finally:
+            progress.close()
+    decision = final.train_decision
+    predicted = data.classes[estimator.transduction_]
+    _write_outputs(args, decision, predicted)
+    if args.model is not None:
+        _save_model(args.model, estimator, data, args.solver)
+    if not args.quiet:
+        unlabeled = int(np.sum(~data.labeled))
+        _say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
+             f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); outputs in "
+             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
+    return 0
+
+
+# -- predict ------------------------------------------------------------------------------
+
+
+@command("predict", "predict the classes of new points with a saved model",
+         "s3vm predict points.joblib new_points.csv -o new_points.outputs")
+def predict_command(parser):
+    parser.add_argument("model", type=Path, help="a model saved by `s3vm fit --model` (a "
+                        "joblib pickle: load only models you made)")
+    parser.add_argument("data", help="the points, with or without a label column (labels "
+                        "given are compared with the predictions)")
+    _add_format_and_outputs(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    return run_predict
+
+
+def run_predict(args) -> int:
+    saved = _load_model(args.model)
+    estimator, classes = saved["estimator"], saved["classes"]
+    data = _read(args.data, format=args.format, n_features=saved["n_features"], min_classes=0)
+    try:
+        X = _dense_unless_accepted(data.X, estimator)
+        decision = estimator.decision_function(X)
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    predicted = classes[estimator.predict(X)]
+    _write_outputs(args, decision, predicted)
+    if not args.quiet:
+        labeled = data.labeled
+        score = ""
+        if labeled.any():
+            given = [_class_text(name) for name in data.classes[data.y[labeled]]]
+            right = np.mean([_class_text(p) for p in predicted[labeled]] == np.array(given))
+            score = f"; accuracy on its {int(labeled.sum())} labeled points {100 * right:.2f} %"
+        _say(f"{data.X.shape[0]} points predicted{score}; outputs in "
+             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
+    return 0
+
+
+# -- shared pieces --------------------------------------------------------------------------
+
+
+def _add_format_and_outputs(parser) -> None:
+    parser.add_argument("--format", choices=("auto", "csv", "tsv", "svmlight"), default="auto",
+                        help="the data file's format (default: by its name, else its content)")
+    parser.add_argument("-o", "--outputs", metavar="PATH", help="decision values, one line per "
+                        "point (default: DATA's name + .outputs, in this folder, as svmlin)")
+    parser.add_argument("--predictions", metavar="PATH", help="predicted classes, one line per "
+                        "point (default: DATA's name + .predictions); '-' writes to stdout")
+
+
+def _solver(name: str):
+    import s3vm_core
+
+    by_class = {cls.lower(): cls for cls in SOLVER_NAMES.values()}
+    cls = SOLVER_NAMES.get(name.lower()) or by_class.get(name.lower())
+    if cls is None:
+        raise UsageError(f"There is no solver {name!r}; choose one of "
+                         f"{', '.join(SOLVER_NAMES)} (or a class name: {', '.join(by_class)}).")
+    return getattr(s3vm_core, cls)
+
+
+def _estimator(name: str, settings: list[str]):
+    """The solver with its parameters, checked by its own constraints before any data is read."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    estimator = _solver(name)()
+    names = estimator.get_params()
+    params = {}
+    for setting in settings:
+        key, equals, text = setting.partition("=")
+        key = key.strip()
+        if not equals or not key:
+            raise UsageError(f"A parameter is given as NAME=VALUE (like sigma=0.5), not "
+                             f"{setting!r}.")
+        if key not in names:
+            raise UsageError(f"{type(estimator).__name__} has no parameter {key!r}; its "
+                             f"parameters are {', '.join(names)}.")
+        params[key] = _value(text.strip())
+    estimator.set_params(**params)
+    try:
+        estimator._validate_params()
+    except InvalidParameterError as error:
+        raise UsageError(str(error)) from None
+    return estimator
+
+
+def _value(text: str):
+    """A parameter value: a Python literal (10, 0.5, 1e-6, None, (0.1, 1.0)), true / false /
+    none in any case, or else the text itself (kernel=linear)."""
+    words = {"none": None, "true": True, "false": False}
+    if text.lower() in words:
+        return words[text.lower()]
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _read(path, **kwargs):
+    from toy_data.files import read_data
+
+    try:
+        return read_data(path, **kwargs)
+    except OSError as error:
+        raise UsageError(f"Cannot read {path}: {error.strerror or error}.") from None
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+
+
+def _dense_unless_accepted(X, estimator):
+    """svmlight data are sparse; a solver that takes sparse input only with the linear kernel
+    gets a dense copy (refused, before it is made, when it would not fit in memory)."""
+    import scipy.sparse as sp
+    from sklearn.utils import get_tags
+
+    from s3vm_core.problem import check_dense_memory
+
+    if not sp.issparse(X) or get_tags(estimator).input_tags.sparse:
+        return X
+    check_dense_memory(*X.shape, what="dense copy of the svmlight data",
+                       advice="Use kernel='linear', with which the data stay sparse.")
+    return X.toarray()
+
+
+def _true_labels(path: Path, data) -> np.ndarray:
+    """One class per line, as the data file writes its classes."""
+    try:
+        lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"Cannot read the true labels {path}: {error}.") from None
+    if len(lines) != data.X.shape[0]:
+        raise UsageError(f"The true labels file {path} has {len(lines)} labels, but the data "
+                         f"file has {data.X.shape[0]} points: give one per point.")
+    return np.array([_class_text(line) for line in lines])
+
+
+def _class_text(value) -> str:
+    """A class name as text, numbers normalized (``+1``, ``1.0`` and ``1`` are one class)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(int(number)) if number.is_integer() else str(number)
+
+
+def _record(state, data, truth, estimator) -> dict:
+    """A state as one JSON object (non-finite numbers as null)."""
+    record = {"step": state.step, "event": state.event, "objective": _number(state.objective),
+              "grad_norm": _number(state.grad_norm)}
+    if hasattr(state, "states"):  # one-vs-rest: every binary problem at this step
+        record["problems"] = [
+            {"class": _json_class(name), **_stage(s)}
+            for name, s in zip(data.classes[estimator.classes_], state.states, strict=True)]
+    else:
+        record.update(_stage(state))
+    if truth is not None:
+        decision = state.train_decision
+        codes = (np.argmax(decision, axis=1) if decision.ndim == 2
+                 else (decision > 0).astype(int))
+        predicted = np.array([_class_text(c) for c in data.classes[estimator.classes_[codes]]])
+        unlabeled = ~data.labeled
+        record["unlabeled_error"] = float(np.mean(predicted[unlabeled] != truth[unlabeled]))
+    return record
+
+
+def _stage(state) -> dict:
+    return {"stage": state.stage, "stage_index": state.stage_index,
+            "value": _number(state.stage_value), "iteration": state.iteration,
+            "event": state.event, "objective": _number(state.objective),
+            "grad_norm": _number(state.grad_norm)}
+
+
+def _number(value: float):
+    return float(value) if math.isfinite(value) else None
+
+
+def _json_class(name):
+    return name.item() if isinstance(name, np.generic) else name
+
+
+class _NullWriter:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _writer(path: Path | None):
+    if path is None:
+        return _NullWriter()
+    try:
+        return path.open("w")
+    except OSError as error:
+        raise RunFailure(f"Cannot write the trace to {path}: {error.strerror or error}.") from None
+
+
+def _outputs_path(args, kind: str) -> str:
+    chosen = getattr(args, kind)
+    return chosen if chosen else f"{Path(args.data).name}.{kind}"
+
+
+def _shown(args, kind: str) -> str:
+    path = _outputs_path(args, kind)
+    return "stdout" if path == "-" else path
+
+
+def _write_outputs(args, decision, predicted) -> None:
+    """svmlin's ``.outputs``: one line per point, ``%g`` (more digits here), tab-separated
+    columns for k > 2 classes; and the predicted class names, one per line."""
+    decision = np.asarray(decision, dtype=float)
+    rows = decision[:, None] if decision.ndim == 1 else decision
+    outputs = "".join("\t".join(f"{v:.12g}" for v in row) + "\n" for row in rows)
+    names = "".join(f"{_json_class(name)}\n" for name in predicted)
+    for kind, text in (("outputs", outputs), ("predictions", names)):
+        path = _outputs_path(args, kind)
+        if path == "-":
+            sys.stdout.write(text)
+            continue
+        try:
+            Path(path).write_text(text)
+        except OSError as error:
+            raise RunFailure(f"Cannot write {path}: {error.strerror or error}.") from None
+
+
+def _save_model(path: Path, estimator, data, solver: str) -> None:
+    import joblib
+
+    saved = {"estimator": estimator, "classes": data.classes, "n_features": data.X.shape[1],
+             "feature_names": data.feature_names, "solver": solver, "s3vm_model": 1}
+    try:
+        joblib.dump(saved, path)
+    except OSError as error:
+        raise RunFailure(f"Cannot write the model to {path}: {error.strerror or error}.") from None
+
+
+def _load_model(path: Path) -> dict:
+    import joblib
+
+    try:
+        saved = joblib.load(path)
+    except OSError as error:
+        raise UsageError(f"Cannot read the model {path}: {error.strerror or error}.") from None
+    except Exception:  # noqa: BLE001 - whatever the unpickler says, the file is no model
+        saved = None
+    if not isinstance(saved, dict) or saved.get("s3vm_model") != 1:
+        raise UsageError(f"{path} is not a model saved by `s3vm fit --model`.")
+    return saved
+
+
+class Progress:
+    """One line on stderr for fits longer than ``PROGRESS_AFTER`` seconds: rewritten in place
+    on a terminal, printed every ``PROGRESS_EVERY_IN_LOGS`` seconds otherwise."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.start = self.last = time.perf_counter()
+        self.terminal = sys.stderr.isatty()
+        self.shown = False
+
+    def update(self, record: dict) -> None:
+        now = time.perf_counter()
+        wait = 0.2 if self.terminal else PROGRESS_EVERY_IN_LOGS
+        if not self.enabled or now - self.start < PROGRESS_AFTER or now - self.last < wait:
+            return
+        self.last = now
+        if "problems" in record:
+            done = sum(p["event"] == "final" for p in record["problems"])
+            where = f"{done}/{len(record['problems'])} problems done"
+        else:
+            value = "" if record["value"] is None else f" = {record['value']:.3g}"
+            where = f"stage {record['stage']}{value}"
+        objective = "" if record["objective"] is None else f", objective {record['objective']:.6g}"
+        error = ("" if "unlabeled_error" not in record
+                 else f", unlabeled error {100 * record['unlabeled_error']:.1f} %")
+        line = f"step {record['step']}, {where}{objective}{error} ({now - self.start:.0f} s)"
+        if self.terminal:
+            sys.stderr.write("\r\033[K" + line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown and self.terminal:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"s3vm: {message}\n")
+
+
+def _show_warning(message, category, *_args, **_kwargs) -> None:
+    _say(f"warning: {' '.join(str(message).split())}")
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's usage errors as one line, like every other error (exit code 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`).\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="s3vm", description="Semi-supervised SVMs of five papers on your own data files.",
+        epilog="Run `s3vm COMMAND --help` for a command's options and an example.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for spec in COMMANDS:
+        sub = commands.add_parser(spec.name, help=spec.summary, description=spec.summary + ".",
+                                  epilog=f"example:\n  {spec.example}",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.set_defaults(run=spec.configure(sub))
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit code (0 done, 1 failed, 2 bad usage or input)."""
+    args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning  # a solver's warning as one line, no file path
+        return _run(args)
+
+
+def _run(args) -> int:
+    try:
+        return args.run(args)
+    except UsageError as error:
+        _say(" ".join(str(error).split()))
+        return 2
+    except RunFailure as error:
+        _say(" ".join(str(error).split()))
+        return 1
+    except KeyboardInterrupt:
+        _say("interrupted.")
+        return 130
+    except Exception as error:  # noqa: BLE001 - one line, never a traceback
+        _say(f"failed: {type(error).__name__}: {' '.join(str(error).split())}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
