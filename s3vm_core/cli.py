@@ -187,6 +187,36 @@ def run_predict(args) -> int:
     return 0
 
 
+# -- app ----------------------------------------------------------------------------------
+
+
+@command("app", "serve the S3VM Explorer app (Streamlit) in the browser",
+         "s3vm app --port 8502 --server.headless true")
+def app_command(parser):
+    parser.add_argument("--port", type=int, default=8501, help="the port (default 8501)")
+    parser.add_argument("--address", default="localhost",
+                        help="the address to serve on (default localhost: this machine only; "
+                        "0.0.0.0 for a class on the network)")
+    parser.epilog += ("\n\nAny other option is passed to `streamlit run` (see `streamlit run "
+                      "--help`).")
+    return run_app
+
+
+def run_app(args) -> int:
+    import subprocess
+
+    from ui.docs import app_folder
+
+    folder = app_folder()
+    if not (folder / "app.py").is_file():
+        raise RunFailure(f"the app's files are missing from {folder}: reinstall the package.")
+    # Streamlit reads the app's settings (.streamlit/config.toml) from the folder it starts in
+    command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"),
+               "--server.port", str(args.port), "--server.address", args.address,
+               *args.passed_on]
+    return subprocess.run(command, cwd=folder).returncode
+
+
 # -- shared pieces --------------------------------------------------------------------------
 
 
@@ -471,7 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit code (0 done, 1 failed, 2 bad usage or input)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, passed_on = parser.parse_known_args(argv)
+    if passed_on and args.command != "app":  # only the app passes options on, to Streamlit
+        parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
+    args.passed_on = passed_on
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning  # a solver's warning as one line, no file path
         return _run(args)

@@ -11,7 +11,16 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+def app_folder() -> Path:
+    """The app's folder (``app.py``, ``pages/``, ``docs/``, ``.streamlit/``): in an installed
+    wheel the ``s3vm_explorer`` package beside ``ui``, else the repository's root."""
+    packages = Path(__file__).resolve().parents[1]
+    installed = packages / "s3vm_explorer"
+    return installed if (installed / "app.py").is_file() else packages
+
+
+DOCS = app_folder() / "docs"
 DEVIATIONS = "deviations.md"
 BENCHMARKS = "benchmarks.md"
 

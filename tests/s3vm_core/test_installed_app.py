@@ -1,0 +1,102 @@
+"""The package as a user installs it: the wheel, in a fresh virtual environment outside the
+checkout, serves the app (`s3vm app`) and fits (`s3vm fit`) from another folder."""
+
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+import venv
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from s3vm_core import ContinuationS3VM
+from toy_data import pick_labeled, two_moons
+
+pytestmark = pytest.mark.slow
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The wheel built from the checkout, offline (the build backend is the test environment's)."""
+    folder = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(CHECKOUT), "--no-deps",
+                    "--no-build-isolation", "--quiet", "-w", str(folder)],
+                   check=True, capture_output=True, cwd=folder)
+    return next(folder.glob("s3vm_explorer-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """A fresh virtual environment holding the wheel; its dependencies are read from the test
+    environment's site-packages (a path, not a site: the checkout's editable install stays out)."""
+    root = tmp_path_factory.mktemp("venv")
+    venv.create(root, with_pip=False)
+    python = root / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                              "['purelib'])"], check=True, capture_output=True, text=True)
+    site = Path(purelib.stdout.strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                    "--no-index", "--quiet", str(wheel)], check=True, capture_output=True)
+    return root / "bin"
+
+
+def test_the_wheel_carries_the_app(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("s3vm_explorer/app.py", "s3vm_explorer/pages/watch.py",
+                 "s3vm_explorer/.streamlit/config.toml", "s3vm_explorer/docs/benchmarks.md",
+                 "ui/player_frontend/player.js", "ui/player_frontend/index.html"):
+        assert name in names, name
+
+
+def test_s3vm_fit_runs_from_another_folder(installed, tmp_path):
+    X, y = two_moons(200, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 2, random_state=0)
+    rows = [f"{a},{b},{'' if c < 0 else c}" for (a, b), c in zip(X, labels, strict=True)]
+    (tmp_path / "moons.csv").write_text("x1,x2,label\n" + "\n".join(rows) + "\n")
+    done = subprocess.run([installed / "s3vm", "fit", "moons.csv", "-s", "cs3vm", "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    predicted = np.loadtxt(tmp_path / "moons.csv.predictions")
+    assert np.array_equal(predicted, ContinuationS3VM().fit(X, labels).predict(X))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_s3vm_app_serves_the_app_from_the_installed_package(installed, tmp_path):
+    port = _free_port()
+    server = subprocess.Popen([installed / "s3vm", "app", "--address", "127.0.0.1", "--port",
+                               str(port), "--server.headless", "true"], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stdout.read()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health",
+                                            timeout=5) as answer:
+                    assert answer.read() == b"ok"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the app did not answer in 120 s"
+                time.sleep(0.5)
+        # it serves the installed package's app.py, not the checkout's
+        folder = subprocess.run([installed / "python", "-c", "from ui.docs import app_folder; "
+                                 "print(app_folder())"], capture_output=True, text=True,
+                                check=True, cwd=tmp_path).stdout.strip()
+        assert Path(folder).is_relative_to(installed.parent)
+        assert Path(folder, "docs", "deviations.md").is_file()  # the About page's documents
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
