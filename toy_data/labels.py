@@ -14,7 +14,7 @@ def pick_labeled(y, n_per_class=1, random_state=None):
     Parameters
     ----------
     y : array-like of shape (n,)
-        True class labels (no -1 entries).
+        True class labels; ``-1`` marks a point of unknown class, never picked.
     n_per_class : int, default=1
     random_state : int, RandomState or None
 
@@ -29,7 +29,7 @@ def pick_labeled(y, n_per_class=1, random_state=None):
         raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}.")
     rng = check_random_state(random_state)
     out = np.full_like(y, UNLABELED)
-    for cls in np.unique(y):
+    for cls in np.unique(y[y != UNLABELED]):
         members = np.flatnonzero(y == cls)
         if members.size < n_per_class:
             raise ValueError(

@@ -21,6 +21,7 @@ import numpy as np
 
 from s3vm_core import decision_on_grid
 from toy_data import make_dataset, project_2d
+from ui.comparison import class_count
 from ui.figures import running_figure
 from ui.film import Baseline, film_args
 from ui.jobs import FINISHED, finish_requested
@@ -110,9 +111,13 @@ def grid_features(estimator, X, X2, size: int = GRID_SIZE):
 
 
 def grid_decisions(grid, states) -> np.ndarray:
-    """The decision of each state on the display grid, ``(n_states, ny, nx)`` float32."""
+    """The decision of each state on the display grid, ``(n_states, ny, nx)`` float32; for
+    one-vs-rest states the k problems' decisions, ``(n_states, k, ny, nx)``."""
     grid_x, grid_y, features = grid
     values = decision_on_grid(features, states).astype(np.float32)
+    if values.ndim == 3:  # (n_states, n_grid, k)
+        return np.ascontiguousarray(values.transpose(0, 2, 1)).reshape(
+            len(values), values.shape[2], len(grid_y), len(grid_x))
     return values.reshape(len(values), len(grid_y), len(grid_x))
 
 
@@ -130,7 +135,8 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     """
     X, y_true, X2 = build_dataset(*data)
     labels = np.asarray(labels)
-    estimator = make_estimator(solver, dict(params))
+    n_classes = class_count(y_true)
+    estimator = make_estimator(solver, dict(params), n_classes)
     start = time.perf_counter()
     trace = estimator.trace(X, labels)  # bad input raises its ValueError here
     grid = grid_features(estimator, X, X2)
@@ -173,16 +179,17 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     points = np.stack([s.train_decision for s in shown]).astype(np.float32)
     grids = grid_decisions(grid, shown) if grid is not None else None
     run = Run(recorded, seconds, frames, *(grid[:2] if grid else (None, None)), grids, points)
-    baseline = supervised_baseline(X, X2, labels)
+    baseline = supervised_baseline(X, X2, labels, n_classes)
     films = {shows: film_args(run, X2, labels, y_true, baseline if shows else None)
              for shows in (False, True)}
     pipe.send(("frames", frames, grids, points, seconds, films))
 
 
-def supervised_baseline(X, X2, labels) -> Baseline:
-    """The supervised SVM (the solvers' baseline, with its defaults) on the labeled points:
-    its final f on the display grid and on the points."""
-    model = make_estimator("SVMBaseline", {})
+def supervised_baseline(X, X2, labels, n_classes: int = 2) -> Baseline:
+    """The supervised SVM (the solvers' baseline, with its defaults; one-vs-rest for
+    ``n_classes`` > 2) on the labeled points: its final f on the display grid and on the
+    points."""
+    model = make_estimator("SVMBaseline", {}, n_classes)
     last = list(model.trace(X, labels))[-1]
     grid = grid_features(model, X, X2)
     return Baseline(None if grid is None else grid_decisions(grid, [last])[0],
