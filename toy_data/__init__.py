@@ -21,7 +21,7 @@ from toy_data.generators import (
     two_circles,
     two_moons,
 )
-from toy_data.labels import UNLABELED, pick_labeled, pick_labeled_at_random
+from toy_data.labels import UNLABELED, class_count, pick_labeled, pick_labeled_at_random
 from toy_data.projection import project_2d
 
 
@@ -104,7 +104,7 @@ def make_dataset(name, n_samples=None, noise=None, random_state=None):
 
 
 __all__ = [
-    "DATASETS", "Dataset", "UNLABELED", "blobs", "clock", "digits", "digits_pair", "g10n", "g50c",
-    "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled", "pick_labeled_at_random",
+    "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "digits",
+    "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled", "pick_labeled_at_random",
     "project_2d", "two_circles", "two_moons",
 ]

@@ -8,6 +8,12 @@ from sklearn.utils import check_random_state
 UNLABELED = -1
 
 
+def class_count(y_true) -> int:
+    """The number of classes of a data set whose classes are 0 .. k-1 (``-1`` marks a point
+    of unknown class), at least two."""
+    return max(2, int(np.max(y_true, initial=0)) + 1)
+
+
 def pick_labeled(y, n_per_class=1, random_state=None):
     """Hide all labels but ``n_per_class`` random ones per class.
 

@@ -24,7 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
-from toy_data import UNLABELED, pick_labeled
+from toy_data import UNLABELED, class_count, pick_labeled
 from ui.solvers import make_estimator
 
 #: Columns of a result row, in the order of the CSV download.
@@ -57,11 +57,6 @@ def unlabeled_error(decision, labels, y_true) -> float:
     predicted = (decision > 0).astype(int) if decision.ndim == 1 else np.argmax(decision, 1)
     return float(np.mean(predicted != y_true[scored]))
 
-
-def class_count(y_true) -> int:
-    """The classes of a data set (0 .. k-1; ``-1`` marks a point of unknown class), at least
-    two."""
-    return max(2, int(np.max(y_true, initial=0)) + 1)
 
 
 def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,

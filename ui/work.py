@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from s3vm_core import decision_on_grid
-from toy_data import make_dataset, project_2d
-from ui.comparison import class_count
+from toy_data import class_count, make_dataset, project_2d
 from ui.figures import running_figure
 from ui.film import Baseline, film_args
 from ui.jobs import FINISHED, finish_requested

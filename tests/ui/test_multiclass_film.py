@@ -5,8 +5,8 @@ import zlib
 import numpy as np
 import pytest
 
-from toy_data import UNLABELED, make_dataset, pick_labeled
-from ui.comparison import class_count, unlabeled_error
+from toy_data import UNLABELED, class_count, make_dataset, pick_labeled
+from ui.comparison import unlabeled_error
 from ui.figures import FILL_STEPS, class_colors, region_colors
 from ui.work import trace_work
 
