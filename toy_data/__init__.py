@@ -105,6 +105,7 @@ def make_dataset(name, n_samples=None, noise=None, random_state=None):
 
 __all__ = [
     "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "digits",
-    "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled", "pick_labeled_at_random",
+    "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled",
+    "pick_labeled_at_random",
     "project_2d", "two_circles", "two_moons",
 ]
