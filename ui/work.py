@@ -58,12 +58,17 @@ class Run:
         return self.ended == FINISHED
 
 
-def build_dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = ()):
+def build_dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = (),
+                  upload=None):
     """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen.
 
     ``added`` holds the points the user added by clicking, ``(x, y, true class)`` each; they
     come after the generated ones (2-D data sets only: a click gives two coordinates).
+    ``upload`` (``ui.uploads.Upload``) replaces the generator: its ``y_true`` is the file's
+    classes, ``-1`` where the file gives none.
     """
+    if upload is not None:
+        return upload.X, upload.y, project_2d(upload.X)
     X, y = make_dataset(name, n_samples, noise, random_state=seed)
     if added:
         if X.shape[1] != 2:
