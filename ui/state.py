@@ -497,7 +497,8 @@ def scenario_text() -> str:
         points=added_points(), solver=solver, params=params, form=form_values(solver),
         budget=state[RUN_BUDGET], speed=state[FILM_SPEED], loop=state[FILM_LOOP],
         presentation=state[PRESENTATION],
-        compare=state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET])))
+        compare=state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET]),
+        uploaded=None if uploaded() is None else uploaded().name))
 
 
 #: The session key of each scenario field that is kept as it is read.

@@ -133,7 +133,7 @@ def test_a_link_made_from_an_uploaded_file_says_it_could_not_travel(app):
     shared.run()
     assert not shared.exception
     (warning,) = shared.warning
-    assert "uploaded file mine.csv" in warning.value and "Upload it" in warning.value
+    assert "uploaded file 'mine.csv'" in warning.value and "Upload it" in warning.value
     # not silently another data set's labels: the default data set starts afresh
     assert shared.session_state[state.DATASET] == "two_moons"
     assert np.sum(np.asarray(shared.session_state[state.LABELS]) != -1) == 2
