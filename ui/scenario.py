@@ -108,6 +108,9 @@ def parse(text: str) -> tuple[dict, list[str]]:
         notes.append(f"There is no data set {shown(data['dataset'])} (the data sets are "
                      f"{', '.join(DATASETS)}): {DATASETS[name].title} is shown, with its own "
                      "settings.")
+    if "file" in data and data.get("dataset") != UPLOADED:
+        notes.append(f"The file {shown(data['file'])} was ignored: a link names a file only when "
+                     "it was made from an uploaded data set.")
     spec = DATASETS[name]
     values = {"dataset": name}
     settings = (("n", N_POINTS, spec.n_samples), ("noise", noise_param(spec), spec.noise),
