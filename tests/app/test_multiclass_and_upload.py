@@ -137,3 +137,17 @@ def test_a_link_made_from_an_uploaded_file_says_it_could_not_travel(app):
     # not silently another data set's labels: the default data set starts afresh
     assert shared.session_state[state.DATASET] == "two_moons"
     assert np.sum(np.asarray(shared.session_state[state.LABELS]) != -1) == 2
+
+
+def test_the_compare_page_runs_one_vs_rest_on_three_classes(app):
+    at = app.run()
+    choose_data_set(at, BLOBS)
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM"])
+    type_number(at, state.COMPARE_DRAWS, 2)
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    rows = at.session_state[state.COMPARE_RESULTS]["rows"]
+    assert len(rows) == 2 * 2 and not any(row["error"] for row in rows)
+    # three well separated blobs: one-vs-rest gets most unlabeled points right
+    assert all(row["unlabeled_error"] < 0.2 for row in rows)
