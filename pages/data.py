@@ -32,7 +32,8 @@ def brushes(n_classes: int) -> dict:
 def additions(n_classes: int) -> dict:
     """What a click on empty space adds: (true class, labeled), or nothing."""
     return {None: "nothing",
-            **{(c, True): f"a labeled point of {CLASS_NAMES[c]}" for c in range(n_classes)},
+            **{(c, True): f"{CLASS_NAMES[c].split()[0]} a labeled point of class {c}"
+               for c in range(n_classes)},
             **{(c, False): f"an unlabeled point of class {c}" for c in range(n_classes)}}
 
 
