@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from toy_data import UNLABELED
+from toy_data import UNLABELED, class_count
 from ui import lessons, state
 from ui.comparison import summarize, unlabeled_error
 from ui.figures import (
@@ -13,7 +13,7 @@ from ui.figures import (
     effective_loss_figure,
     soft_labels_figure,
 )
-from ui.forms import preset_choice, require_both_classes
+from ui.forms import preset_choice, require_both_classes, require_two_classes
 from ui.params import shown
 from ui.presets import sigma_caption
 from ui.runs import boundary_panel, computed, current_data
@@ -35,6 +35,7 @@ st.markdown(
     "(Table 1, T0 = 10) slowly forces each p to 0 or 1, tracking the minimizer as it goes."
 )
 X, y_true, X2, labels = current_data()
+require_two_classes(class_count(y_true), "the soft labels and the balance constraint")
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 dataset = st.session_state[state.DATASET]
 

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
+from toy_data import class_count
 from ui import lessons, state
 from ui.comparison import summarize, unlabeled_error
 from ui.figures import (
@@ -12,7 +13,7 @@ from ui.figures import (
     landscape_figure,
     objective_path_figure,
 )
-from ui.forms import preset_choice, require_both_classes
+from ui.forms import preset_choice, require_both_classes, require_two_classes
 from ui.presets import sigma_caption
 from ui.runs import boundary_panel, computed, current_data
 from ui.sidebar import start_page
@@ -51,6 +52,7 @@ st.markdown(
     "minimizer."
 )
 X, y_true, X2, labels = current_data()
+require_two_classes(class_count(y_true), "the smoothed objective")
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
 dataset = st.session_state[state.DATASET]
 

@@ -1,9 +1,9 @@
-"""Data & labels: generate a data set, label points by clicking them, add points."""
+"""Data & labels: generate or upload a data set, label points by clicking them, add points."""
 
 import numpy as np
 import streamlit as st
 
-from toy_data import UNLABELED
+from toy_data import UNLABELED, class_count
 from ui import state
 from ui.figures import labeling_figure
 from ui.forms import current_preset, number_box
@@ -12,16 +12,30 @@ from ui.presets import DEFAULT, PAPER
 from ui.runs import current_data
 from ui.sidebar import start_page
 from ui.solvers import SOLVERS
+from ui.uploads import FORMATS_HELP, LIMITS
 from ui.work import display_grid
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
-#: What a click gives, in the order of the counters beside (class 0, class 1, unlabeled).
-BRUSHES = {0: "◆ class 0 (vermillion)", 1: "■ class 1 (blue)", UNLABELED: "○ unlabel"}
-#: What a click on empty space adds: (true class, labeled), or nothing.
-ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
-             (0, True): "◆ a labeled point of class 0", (1, False): "an unlabeled point of class 1",
-             (0, False): "an unlabeled point of class 0"}
+#: Each class as the brush and the counters name it: its marker and colour (``ui.figures``'
+#: class_symbols and class_colors).
+CLASS_NAMES = ("◆ class 0 (vermillion)", "■ class 1 (blue)", "▲ class 2 (bluish green)",
+               "✚ class 3 (reddish purple)", "★ class 4 (orange)", "⬢ class 5 (sky blue)",
+               "▼ class 6 (yellow)", "⬟ class 7 (black)")
+
+
+def brushes(n_classes: int) -> dict:
+    """What a click gives, in the order of the counters beside (the classes, unlabeled)."""
+    return {**dict(enumerate(CLASS_NAMES[:n_classes])), UNLABELED: "○ unlabel"}
+
+
+def additions(n_classes: int) -> dict:
+    """What a click on empty space adds: (true class, labeled), or nothing."""
+    return {None: "nothing",
+            **{(c, True): f"{CLASS_NAMES[c].split()[0]} a labeled point of class {c}"
+               for c in range(n_classes)},
+            **{(c, False): f"an unlabeled point of class {c}" for c in range(n_classes)}}
+
 
 # (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
 # and a function defined here would keep this page's whole namespace.)
@@ -29,11 +43,29 @@ ADDITIONS = {None: "nothing", (1, True): "■ a labeled point of class 1",
 start_page()
 st.title("Data & labels")
 X, y_true, X2, labels = current_data()
+upload = state.uploaded()
+n_classes = class_count(y_true)
 
 if message := state.take_error():
     st.error(message)
 
-counts = [int(np.sum(labels == c)) for c in (0, 1)]
+with st.expander("Your own data: upload a file", expanded=upload is not None):
+    st.file_uploader("a CSV, TSV or svmlight file", type=["csv", "tsv", "tab", "txt", "svm",
+                                                          "svmlight", "libsvm", "light"],
+                     key=state.UPLOADER, on_change=state.use_upload, help=FORMATS_HELP)
+    st.caption(f"{LIMITS} The labels in the file are the labeled points; more than two "
+               "features are shown through their first two principal components. The "
+               "upload stays in this browser session only: nothing is written to disk, and a "
+               "share link cannot carry it.")
+    if upload is not None:
+        names = ", ".join(f"{c} = {name}" for c, name in enumerate(upload.classes))
+        shown_file, back = st.columns([3, 1], vertical_alignment="center")
+        shown_file.success(f"In use: **{upload.name}**, {len(y_true)} points, {X.shape[1]} "
+                           f"features, {n_classes} classes ({names}).")
+        back.button("Back to the generated data", on_click=state.drop_upload,
+                    key=state.DROP_UPLOAD, width="stretch")
+
+counts = [int(np.sum(labels == c)) for c in range(n_classes)]
 if min(counts) > 0:
     solver = st.session_state[state.SOLVER]
     how = {PAPER: "with its parameters as in the paper", DEFAULT: "with its default parameters",
@@ -46,35 +78,47 @@ if min(counts) > 0:
                    "the labels first.")
     go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")
 else:
+    every = "both" if n_classes == 2 else f"each of the {n_classes} classes"
     st.info("Give at least one point of each class a label (choose the class below, then "
-            "click a point): a classifier needs an example of both before it can run.")
+            f"click a point): a classifier needs an example of {every} before it can run.")
+if n_classes > 2:
+    st.caption(f"{n_classes} classes: the solvers run one-vs-rest, one binary problem per class "
+               "(its labeled points against the other labeled points; the unlabeled points stay "
+               "unlabeled in each), as the LDS and cS3VM papers do for multi-class sets.")
 
 brush_column, count_column = st.columns([3, 2])
 flat = X.shape[1] == 2
+BRUSHES, ADDITIONS = brushes(n_classes), additions(n_classes)
+if st.session_state[state.BRUSH] not in BRUSHES:  # a class of the data set shown before
+    st.session_state[state.BRUSH] = 1
+if st.session_state.get(state.ADD_MODE) not in ADDITIONS:
+    st.session_state[state.ADD_MODE] = None
 with brush_column:
     st.radio("A click or a box / lasso selection gives points:", list(BRUSHES), key=state.BRUSH,
              format_func=BRUSHES.get, horizontal=True)
-    if flat:
+    if flat and upload is None:
         st.selectbox("A click on empty space adds", list(ADDITIONS), key=state.ADD_MODE,
                      format_func=ADDITIONS.get,
                      help="Grow a cluster or fill a gap, and watch how the solvers react. New "
                           "points sit on a fine grid; an unlabeled one keeps its class for "
                           "the error against the truth.")
 with count_column:
-    first, second, third = st.columns(3)
-    first.metric("class 0 labeled", counts[0])
-    second.metric("class 1 labeled", counts[1])
-    third.metric("unlabeled", int(np.sum(labels == UNLABELED)))
+    for column, (name, count) in zip(
+            st.columns(n_classes + 1),
+            [*((f"class {c} labeled", counts[c]) for c in range(n_classes)),
+             ("unlabeled", int(np.sum(labels == UNLABELED)))], strict=True):
+        column.metric(name, count)
 
 title = "" if flat else f"first two principal components of {X.shape[1]}-D data"
-empty_space = display_grid(X2, ADD_GRID) if flat and st.session_state.get(state.ADD_MODE) else None
+adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
+empty_space = display_grid(X2, ADD_GRID) if adding else None
 st.plotly_chart(
-    labeling_figure(X2, labels, title, empty_space), key=state.LABEL_CHART,
+    labeling_figure(X2, labels, title, empty_space, n_classes), key=state.LABEL_CHART,
     on_select=state.label_chart_selected, selection_mode=("points", "box", "lasso"),
     width="stretch", config={"displaylogo": False},
 )
 st.caption(
-    "Large shapes are labeled points (◆ class 0 in vermillion, ■ class 1 in blue); small grey "
+    f"Large shapes are labeled points ({', '.join(CLASS_NAMES[:n_classes])}); small grey "
     "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
     "pick the box or lasso tool in the chart's toolbar; to add points, choose what a click on "
     "empty space adds. Semi-supervised SVMs use the unlabeled points too: the boundary should "

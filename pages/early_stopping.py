@@ -3,10 +3,11 @@
 import numpy as np
 import streamlit as st
 
+from toy_data import class_count
 from ui import lessons, state
 from ui.comparison import unlabeled_error
 from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.forms import preset_choice, require_both_classes
+from ui.forms import preset_choice, require_both_classes, require_two_classes
 from ui.presets import sigma_caption
 from ui.runs import boundary_panel, computed, current_data
 from ui.sidebar import start_page
@@ -24,6 +25,7 @@ st.markdown(
     "while every stopping rule of §4 is recorded; each one's verdict is marked where it fires."
 )
 X, y_true, X2, labels = current_data()
+require_two_classes(class_count(y_true), "the PCG iterates and their stopping rules")
 state.keep_teaching_widgets(state.ES_N_VAL)
 dataset = st.session_state[state.DATASET]
 

@@ -5,6 +5,7 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
+from toy_data import class_count
 from ui import state
 from ui.figures import returned_state, shipped, soft_labels_figure, stage_text
 from ui.film import film_id
@@ -40,7 +41,8 @@ PRESENTATION_STYLE = """<style>
 </style>"""
 
 start_page()
-X, _, X2, labels = current_data()
+X, y_true, X2, labels = current_data()
+n_classes = class_count(y_true)
 
 # The page's header: in presentation mode one row above the film, the form in a popover. The
 # header is one container either way, so the player below keeps its place on the page (a
@@ -82,7 +84,7 @@ with st.container():
     preset_line(parameters, dataset, solver)
 
 require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
-require_both_classes(labels, "any solver")
+require_both_classes(labels, "any solver", n_classes)
 
 data = state.data_description()
 label_key = tuple(labels.tolist())
@@ -153,7 +155,15 @@ with preview[0] if preview else nullcontext():
          args=(frame_states,))
 if scalable_note:
     st.caption(scalable_note)
-if not presenting:
+if not presenting and n_classes > 2:
+    st.caption(
+        f"▶ Play runs the recorded path of the {n_classes} one-vs-rest problems in your browser, "
+        "in lock step (the large title is the outer parameter of the first problem still "
+        "running; the objective is the sum of the problems'). Each region takes the colour of "
+        "the class whose f is largest; each coloured line is one problem's f = 0 (its class "
+        "against the rest); unlabeled points take the colour of their predicted class."
+    )
+elif not presenting:
     st.caption(
         "▶ Play runs the recorded path in your browser (the large title is the outer "
         f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "

@@ -71,6 +71,10 @@ class OneVsRestState:
         recorded state, or its last one once it has finished.
     shared_features : bool
         Whether the k problems share one feature map; decides the layout of ``coef``.
+
+    It reads like a ``SolverState`` (``stage``, ``stage_value``, ``iteration``, ``event``,
+    ``objective``, ``grad_norm``, ``train_decision``, ``extras``), so that what films a binary
+    trace films this one; the stage is that of the first problem still running (``leading``).
     """
 
     step: int
@@ -108,6 +112,35 @@ class OneVsRestState:
     def finished(self) -> tuple[bool, ...]:
         """Per class: whether that problem has reached its final state."""
         return tuple(s.event == "final" for s in self.states)
+
+    @property
+    def leading(self) -> SolverState:
+        """The state whose stage this step shows: that of the first problem still running (the
+        problems share their schedule, so at one step they stand at about the same stage), or
+        the last problem's once all have finished."""
+        return next((s for s in self.states if s.event != "final"), self.states[-1])
+
+    @property
+    def stage(self) -> str:
+        return self.leading.stage
+
+    @property
+    def stage_index(self) -> int:
+        return self.leading.stage_index
+
+    @property
+    def stage_value(self) -> float:
+        return self.leading.stage_value
+
+    @property
+    def iteration(self) -> int:
+        return self.leading.iteration
+
+    @property
+    def extras(self) -> dict:
+        """None: each problem's own (DA's soft labels p of its class...) are in
+        ``states[c].extras``, and no one value stands for the k of them."""
+        return {}
 
     @property
     def event(self) -> str:

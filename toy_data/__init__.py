@@ -1,7 +1,7 @@
 """Toy and real data sets of the five papers, and a registry the app reads.
 
-Every generator returns ``(X, y)`` with ``y`` in {0, 1} and takes ``n_samples``, ``noise`` and
-``random_state``.
+Every generator returns ``(X, y)`` with ``y`` in {0, 1} (the registry's ``n_classes``: in
+0 .. k-1) and takes ``n_samples``, ``noise`` and ``random_state``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from toy_data.generators import (
+    blobs,
     clock,
     digits,
     digits_pair,
@@ -20,7 +21,7 @@ from toy_data.generators import (
     two_circles,
     two_moons,
 )
-from toy_data.labels import UNLABELED, pick_labeled, pick_labeled_at_random
+from toy_data.labels import UNLABELED, class_count, pick_labeled, pick_labeled_at_random
 from toy_data.projection import project_2d
 
 
@@ -37,6 +38,7 @@ class Dataset:
     n_samples: int = 200
     noise: float = 0.1
     fixed_size: bool = False  # True when n_samples is limited by a real data set
+    n_classes: int = 2  # more than two: the app solves one-vs-rest (s3vm_core.multiclass)
     extra: dict = field(default_factory=dict)
 
     def make(self, n_samples=None, noise=None, random_state=None):
@@ -65,6 +67,14 @@ DATASETS: dict[str, Dataset] = {
         Dataset("gaussian_4c_2d", "Gaussian4C (2-D)", partial(gaussian_4c, n_features=2),
                 "Four Gaussians at (+-2.5, +-5); classes split along x1 — a misleading "
                 "structure (QN-S3VM §4.1.2).", 2, "violated", 200, 1.0),
+        Dataset("blobs_3", "Three blobs (3 classes)", partial(blobs, n_classes=3),
+                "Three Gaussian blobs in the plane: one binary problem per class "
+                "(one-vs-rest, as the LDS and cS3VM papers solve multi-class sets).", 2,
+                "cluster", 300, 0.6, n_classes=3),
+        Dataset("blobs_5", "Five blobs (5 classes)", partial(blobs, n_classes=5),
+                "Five Gaussian blobs on a circle, neighbours closer than in three blobs: "
+                "one binary problem per class (one-vs-rest).", 2, "cluster", 300, 0.6,
+                n_classes=5),
         Dataset("gaussian_2c", "Gaussian2C (500-D)", gaussian_2c,
                 "The QN-S3VM paper's Gaussian2C: two Gaussians in 500 dimensions.", 500,
                 "cluster", 500, 1.0),
@@ -94,7 +104,8 @@ def make_dataset(name, n_samples=None, noise=None, random_state=None):
 
 
 __all__ = [
-    "DATASETS", "Dataset", "UNLABELED", "clock", "digits", "digits_pair", "g10n", "g50c",
-    "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled", "pick_labeled_at_random",
+    "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "digits",
+    "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled",
+    "pick_labeled_at_random",
     "project_2d", "two_circles", "two_moons",
 ]

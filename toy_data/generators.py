@@ -1,5 +1,5 @@
 """The papers' toy data sets. Each generator returns ``(X, y)`` with ``y`` in {0, 1} (``digits``:
-the ten digits 0 .. 9).
+the ten digits 0 .. 9; ``blobs``: classes 0 .. k-1).
 
 All take ``n_samples``, ``noise`` and ``random_state`` and are deterministic for a fixed seed.
 """
@@ -102,6 +102,24 @@ def gaussian_4c(n_samples=500, n_features=500, noise=1.0, random_state=None):
     means = np.zeros((4, n_features))
     means[:, :2] = [[-2.5, -5.0], [-2.5, 5.0], [2.5, -5.0], [2.5, 5.0]]
     return _gaussian_clusters(means, [0, 0, 1, 1], n_samples, noise, rng)
+
+
+def blobs(n_samples=300, noise=0.6, random_state=None, n_classes=3):
+    """k Gaussian blobs in the plane for one-vs-rest (classes 0 .. k-1, n/k points each).
+
+    The multi-class toy of the app, in the spirit of the papers' multi-class sets (LDS paper
+    §3.2 Coil20 and Uspst, "one-against-rest"; DA paper §4 COIL6): the k means sit evenly on a
+    circle of radius 3, so neighbouring clusters are ``6 sin(pi / k)`` apart, and ``noise`` is
+    each cluster's standard deviation. The cluster assumption holds while ``noise`` stays well
+    below that distance.
+    """
+    _check_common(n_samples, noise, minimum=2 * n_classes)
+    if not isinstance(n_classes, int | np.integer) or n_classes < 2:
+        raise ValueError(f"n_classes must be an integer of at least 2, got {n_classes!r}.")
+    rng = check_random_state(random_state)
+    angles = np.pi / 2 + 2 * np.pi * np.arange(n_classes) / n_classes
+    means = 3.0 * np.column_stack([np.cos(angles), np.sin(angles)])
+    return _gaussian_clusters(means, np.arange(n_classes), n_samples, noise, rng)
 
 
 #: Half distance between the g50c means that gives a 5% Bayes error with unit variance:

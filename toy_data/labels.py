@@ -8,13 +8,19 @@ from sklearn.utils import check_random_state
 UNLABELED = -1
 
 
+def class_count(y_true) -> int:
+    """The number of classes of a data set whose classes are 0 .. k-1 (``-1`` marks a point
+    of unknown class), at least two."""
+    return max(2, int(np.max(y_true, initial=0)) + 1)
+
+
 def pick_labeled(y, n_per_class=1, random_state=None):
     """Hide all labels but ``n_per_class`` random ones per class.
 
     Parameters
     ----------
     y : array-like of shape (n,)
-        True class labels (no -1 entries).
+        True class labels; ``-1`` marks a point of unknown class, never picked.
     n_per_class : int, default=1
     random_state : int, RandomState or None
 
@@ -29,7 +35,7 @@ def pick_labeled(y, n_per_class=1, random_state=None):
         raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}.")
     rng = check_random_state(random_state)
     out = np.full_like(y, UNLABELED)
-    for cls in np.unique(y):
+    for cls in np.unique(y[y != UNLABELED]):
         members = np.flatnonzero(y == cls)
         if members.size < n_per_class:
             raise ValueError(

@@ -24,7 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
-from toy_data import UNLABELED, pick_labeled
+from toy_data import UNLABELED, class_count, pick_labeled
 from ui.solvers import make_estimator
 
 #: Columns of a result row, in the order of the CSV download.
@@ -45,12 +45,18 @@ def draw_seeds(k: int, random_state: int = 0) -> list[int]:
 
 
 def unlabeled_error(decision, labels, y_true) -> float:
-    """Fraction of unlabeled points whose predicted class (f > 0 is class 1) is wrong; 0 when
-    every point is labeled."""
-    unlabeled = np.asarray(labels) == UNLABELED
-    if not unlabeled.any():
+    """Fraction of unlabeled points whose predicted class is wrong: f > 0 is class 1 for a
+    binary decision (n,), the largest output for one-vs-rest's (n, k) (classes 0 .. k-1). The
+    points whose true class is unknown (``y_true`` = -1: an uploaded file's unlabeled rows)
+    are left out; 0 when no point is both unlabeled and of known class."""
+    y_true = np.asarray(y_true)
+    scored = (np.asarray(labels) == UNLABELED) & (y_true != UNLABELED)
+    if not scored.any():
         return 0.0
-    return float(np.mean((np.asarray(decision)[unlabeled] > 0) != (y_true[unlabeled] == 1)))
+    decision = np.asarray(decision)[scored]
+    predicted = (decision > 0).astype(int) if decision.ndim == 1 else np.argmax(decision, 1)
+    return float(np.mean(predicted != y_true[scored]))
+
 
 
 def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
@@ -155,15 +161,15 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
         One row per (draw, solver) with the keys of ``COLUMNS``, sorted by solver then draw.
     """
     y_true = np.asarray(y_true)
-    if len(set(np.unique(y_true).tolist())) != 2:
-        raise ValueError("The comparison needs data with exactly two true classes.")
+    if len(set(np.unique(y_true).tolist()) - {UNLABELED}) < 2:
+        raise ValueError("The comparison needs data with at least two true classes.")
     names = list(dict.fromkeys([BASELINE, *solvers]))
     params = params or {}
     # Fail early with the student's message (e.g. 1 point of a class but 3 labels asked).
     pick_labeled(y_true, n_per_class, random_state=0)
     runs = runs or {}
-    estimators = {name: make_estimator(runs.get(name, name), dict(params.get(name, {})))
-                  for name in names}
+    estimators = {name: make_estimator(runs.get(name, name), dict(params.get(name, {})),
+                                       class_count(y_true)) for name in names}
     rows = run_draws(X, y_true, estimators, draw_seeds(k, random_state),
                      n_per_class=n_per_class, n_jobs=n_jobs, progress=progress,
                      scheduler=scheduler)

@@ -28,31 +28,105 @@ STAGE_NAMES = {"C_star": "C*", "gamma": "γ", "alpha": "α", "T": "T", "newton":
 #: Point colours as numbers on one scale: 0 = class 0, 0.5 = unlabeled grey, 1 = class 1.
 #: Numbers keep a film's frames cheap (plotly validates every colour string it is given).
 POINT_SCALE = [[0.0, CLASS_COLORS[0]], [0.5, UNLABELED_COLOR], [1.0, CLASS_COLORS[1]]]
+#: Classes 2, 3, ... of a data set with more than two (one-vs-rest): the rest of the
+#: Okabe–Ito palette, and a marker shape each (labeled points differ by shape, not only colour).
+MORE_CLASS_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+MORE_CLASS_SYMBOLS = ("triangle-up", "cross", "star", "hexagon", "triangle-down", "pentagon")
+#: Most classes the app draws apart.
+MAX_CLASSES = len(CLASS_COLORS) + len(MORE_CLASS_COLORS)
 
 
-def point_style(labels: np.ndarray, predicted: np.ndarray | None = None):
-    """Marker colour value (on ``POINT_SCALE``), symbol, size and outline per point.
+def class_colors(n_classes: int) -> tuple[str, ...]:
+    """The colour of each of ``n_classes`` classes."""
+    return (CLASS_COLORS + MORE_CLASS_COLORS)[:n_classes]
+
+
+def class_symbols(n_classes: int) -> tuple[str, ...]:
+    """The marker of each of ``n_classes`` classes' labeled points."""
+    return (CLASS_SYMBOLS + MORE_CLASS_SYMBOLS)[:n_classes]
+
+
+def point_scale(n_classes: int = 2) -> list:
+    """The colour scale of ``point_style``'s values: ``POINT_SCALE`` for two classes; for k
+    classes a stepped scale, value c = class c and value k = unlabeled grey."""
+    if n_classes <= 2:
+        return POINT_SCALE
+    colors = [*class_colors(n_classes), UNLABELED_COLOR]
+    edges = np.linspace(0.0, 1.0, len(colors) + 1)
+    return [[float(edge), color] for i, color in enumerate(colors)
+            for edge in (edges[i], edges[i + 1])]
+
+
+def predicted_classes(decisions) -> np.ndarray:
+    """The class each decision picks: f > 0 (class 1) for one binary function (n,), the
+    largest output for one-vs-rest's k functions (n, k)."""
+    decisions = np.asarray(decisions)
+    return (decisions > 0).astype(int) if decisions.ndim == 1 else np.argmax(decisions, axis=-1)
+
+
+def n_classes_of(decisions) -> int:
+    """2 for a binary decision (n,), k for one-vs-rest's (n, k)."""
+    decisions = np.asarray(decisions)
+    return 2 if decisions.ndim == 1 else decisions.shape[-1]
+
+
+#: Weight of a class's colour over white in its region of a one-vs-rest figure.
+REGION_WEIGHT = 0.35
+
+
+def region_colors(n_classes: int) -> np.ndarray:
+    """RGB (uint8, one row per class) of each class's region: its colour, light over white."""
+    rgb = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in class_colors(n_classes)])
+    return np.round(255 + REGION_WEIGHT * (rgb - 255)).astype(np.uint8)
+
+
+def class_region_traces(grid_x, grid_y, decisions: np.ndarray) -> list:
+    """One-vs-rest's k decision functions on the display grid, ``(k, ny, nx)``: a heatmap of
+    the winning class (its region, in its light colour) and each problem's f = 0 in its
+    class's colour."""
+    k = len(decisions)
+    colors = [f"rgb({r},{g},{b})" for r, g, b in region_colors(k)]
+    edges = np.linspace(0.0, 1.0, k + 1)
+    scale = [[float(edge), color] for i, color in enumerate(colors)
+             for edge in (edges[i], edges[i + 1])]
+    traces = [go.Heatmap(x=grid_x, y=grid_y, z=np.argmax(decisions, axis=0), zsmooth=False,
+                         colorscale=scale, zmin=-0.5, zmax=k - 0.5, showscale=False,
+                         hoverinfo="skip", name="winning class")]
+    for c, color in enumerate(class_colors(k)):
+        traces.append(go.Contour(
+            x=grid_x, y=grid_y, z=np.round(decisions[c], 3), showscale=False, showlegend=False,
+            contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
+            line={"width": 2, "color": color}, hoverinfo="skip",
+            name=f"class {c} against the rest"))
+    return traces
+
+
+def point_style(labels: np.ndarray, predicted: np.ndarray | None = None, n_classes: int = 2):
+    """Marker colour value (on ``point_scale(n_classes)``), symbol, size and outline per point.
 
     Labeled points are large filled diamonds (class 0) and squares (class 1) with a black
-    outline; unlabeled points are small circles, grey or coloured by ``predicted`` (0/1).
+    outline (``class_symbols`` for more classes); unlabeled points are small circles, grey or
+    coloured by ``predicted`` (0/1, or the class index for more than two classes).
     """
     labels = np.asarray(labels)
     labeled = labels != UNLABELED
-    colors = (np.full(labels.shape, 0.5) if predicted is None
+    grey = 0.5 if n_classes <= 2 else float(n_classes)
+    colors = (np.full(labels.shape, grey) if predicted is None
               else np.asarray(predicted, dtype=float))
     colors = np.where(labeled, labels, colors)
-    symbols = np.where(labeled, np.asarray(CLASS_SYMBOLS, dtype=object)[labels.clip(0)],
-                       "circle")
+    symbols = np.where(labeled, np.asarray(class_symbols(max(n_classes, 2)),
+                                           dtype=object)[labels.clip(0)], "circle")
     sizes = np.where(labeled, 14, 7)
     widths = np.where(labeled, 1.5, 0.0)
     return colors, symbols.tolist(), sizes, widths
 
 
-def _points_trace(X2, labels, predicted=None, name="points") -> go.Scatter:
-    colors, symbols, sizes, widths = point_style(labels, predicted)
+def _points_trace(X2, labels, predicted=None, name="points", n_classes: int = 2) -> go.Scatter:
+    colors, symbols, sizes, widths = point_style(labels, predicted, n_classes)
     return go.Scatter(
         x=X2[:, 0], y=X2[:, 1], mode="markers", name=name, customdata=np.arange(len(X2)),
-        marker={"color": colors, "colorscale": POINT_SCALE, "cmin": 0.0, "cmax": 1.0,
+        marker={"color": colors, "colorscale": point_scale(n_classes), "cmin": 0.0,
+                "cmax": 1.0 if n_classes <= 2 else float(n_classes),
                 # an array: plotly checks a list of symbol names one by one (0.08 s at
                 # n = 2000, most of a running solver's preview figure), an array at once
                 "symbol": np.asarray(symbols), "size": sizes,
@@ -77,14 +151,14 @@ def _empty_places(X2: np.ndarray, grid_x, grid_y) -> np.ndarray:
 
 
 def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
-                    empty_space: tuple | None = None) -> go.Figure:
+                    empty_space: tuple | None = None, n_classes: int = 2) -> go.Figure:
     """The clickable scatter of the Data page: the points' trace, ``customdata`` = point index.
 
     ``empty_space`` = ``(grid_x, grid_y)`` adds a second trace of invisible markers on that
     grid, so that a click on empty space selects the grid point under it (plotly's selection
     reports clicks on markers only) and the page can add a point there.
     """
-    fig = go.Figure(_points_trace(X2, labels))
+    fig = go.Figure(_points_trace(X2, labels, n_classes=n_classes))
     if empty_space is not None:
         places = _empty_places(X2, *empty_space)
         invisible = {"marker": {"opacity": 0}}
@@ -128,7 +202,7 @@ def returned_state(states) -> int | None:
     final = states[-1]
     for index in range(len(states) - 2, -1, -1):
         earlier = states[index]
-        if (earlier.step < final.step and earlier.intercept == final.intercept
+        if (earlier.step < final.step and np.array_equal(earlier.intercept, final.intercept)
                 and np.array_equal(earlier.coef, final.coef)):
             return None if index == len(states) - 2 else index
     return None
@@ -299,13 +373,23 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         subplot_titles=("", "objective", f"{stage} (outer parameter)" if has_stages
                         else "stage value"),
     )
+    final = run.point_decisions[-1]
+    n_classes = n_classes_of(final)
     if on_grid:
-        fig.add_trace(_points_trace(X2, labels, run.point_decisions[-1] > 0), row=1, col=1)
+        fig.add_trace(_points_trace(X2, labels, predicted_classes(final), n_classes=n_classes),
+                      row=1, col=1)
         fig.update_xaxes(range=[run.grid_x[0], run.grid_x[-1]], row=1, col=1)
         fig.update_yaxes(range=[run.grid_y[0], run.grid_y[-1]], row=1, col=1)
         # the player paints the level lines: their legend entry has nothing else to draw
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="f = 0 and f = ±1",
-                                 line={"width": 2, "color": LEVEL_LINE_COLOR}), row=1, col=1)
+        lines = ([("f = 0 and f = ±1", LEVEL_LINE_COLOR)] if n_classes == 2 else
+                 [(f"class {c} vs rest: f = 0", color)
+                  for c, color in enumerate(class_colors(n_classes))])
+        for name, color in lines:
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
+                                     line={"width": 2, "color": color}), row=1, col=1)
+    elif n_classes > 2:  # no grid: the points show the class one-vs-rest picks
+        fig.add_trace(_points_trace(X2, labels, predicted_classes(final), n_classes=n_classes),
+                      row=1, col=1)
     else:
         # the colour bar in the gap between the boundary plot and the charts
         fig.add_trace(_colored_points(X2, labels, run.point_decisions[-1],
@@ -330,12 +414,15 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         fig.update_yaxes(showticklabels=False, row=2, col=2)
     if baseline_decisions is not None and on_grid:
         # f quantised like the fill (int8): an eighth of the bytes of floats, and the
-        # same line f = 0
-        fig.add_trace(go.Contour(
-            x=run.grid_x, y=run.grid_y, z=fill_values(baseline_decisions),
-            contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
-            line={"width": 2, "dash": "dash", "color": BASELINE_COLOR}, showscale=False,
-            showlegend=True, name="supervised SVM", hoverinfo="skip"), row=1, col=1)
+        # same line f = 0 (one per class of a one-vs-rest baseline, (k, ny, nx))
+        baseline_decisions = np.asarray(baseline_decisions)
+        for c, decision in enumerate(baseline_decisions if baseline_decisions.ndim == 3
+                                     else [baseline_decisions]):
+            fig.add_trace(go.Contour(
+                x=run.grid_x, y=run.grid_y, z=fill_values(decision),
+                contours={"coloring": "none", "start": 0, "end": 0, "size": 1},
+                line={"width": 2, "dash": "dash", "color": BASELINE_COLOR}, showscale=False,
+                showlegend=c == 0, name="supervised SVM", hoverinfo="skip"), row=1, col=1)
     transparent = "rgba(0,0,0,0)"  # the player paints the decision function beneath
     # template "none": plotly.js's own axes, wherever the figure is built. The default
     # template is plotly's in a solver's process and Streamlit's wherever Streamlit is
@@ -480,12 +567,14 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
     for k, (_, grid, points) in enumerate(panels):
         row, col = k // n_cols + 1, k % n_cols + 1
         if grid is not None and grid_x is not None:
-            for trace in decision_traces(grid_x, grid_y, np.asarray(grid, dtype=float), (0,)):
+            grid = np.asarray(grid, dtype=float)
+            traces = (decision_traces(grid_x, grid_y, grid, (0,)) if grid.ndim == 2
+                      else class_region_traces(grid_x, grid_y, grid))
+            for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
             fig.update_xaxes(range=[grid_x[0], grid_x[-1]], row=row, col=col)
             fig.update_yaxes(range=[grid_y[0], grid_y[-1]], row=row, col=col)
-        predicted = (np.asarray(points) > 0).astype(int)
-        trace = _points_trace(X2, labels, predicted)
+        trace = _points_trace(X2, labels, predicted_classes(points), n_classes=n_classes_of(points))
         trace.marker.size = np.asarray(trace.marker.size) * 0.6
         fig.add_trace(trace, row=row, col=col)
         fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)

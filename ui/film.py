@@ -38,9 +38,12 @@ from ui.figures import (
     FILL_STEPS,
     LEVEL_LINE_COLOR,
     LEVEL_LINES,
+    class_colors,
     fill_values,
+    n_classes_of,
     player_figure,
     point_style,
+    region_colors,
     returned_state,
     stage_text,
 )
@@ -143,33 +146,28 @@ def _aspect(run, X2: np.ndarray) -> float:
 
 
 def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None = None,
-              baseline=None, identity: str = "", speed: float = 1.0, loop: bool = False) -> dict:
+              baseline=None, identity: str = "", speed: float = 1.0, loop: bool = False,
+              binary: bool = False) -> dict:
     """Everything the player needs to play ``run`` (a ``ui.runs.Run``), as component
     arguments: the still figure (plotly JSON) and, per frame, the grid's decision values and
     the point colours (zlib-compressed bytes), the stage text, the values the progress
     markers sit on and the numbers (``film_numbers``). ``baseline`` is the supervised SVM's
     (its f = 0 as a dashed line, its error as the reference), ``identity`` the film's id
-    (``film_id``), ``speed`` and ``loop`` Play's settings."""
+    (``film_id``), ``speed`` and ``loop`` Play's settings.
+
+    A one-vs-rest run (k > 2 classes) has the frames of k classes (``_one_vs_rest_frames``).
+    """
     shown = [run.states[i] for i in run.frames]
-    if run.grid_decisions is not None:
-        # unlabeled points take the colour of their predicted class, labeled ones keep theirs
-        palette = [CLASS_COLORS[0], CLASS_COLORS[1]]
-        points = np.stack([point_style(labels, f > 0)[0] for f in run.point_decisions])
-        grid = {"x": [float(run.grid_x[0]), float(run.grid_x[-1])],
-                "y": [float(run.grid_y[0]), float(run.grid_y[-1])],
-                "nx": len(run.grid_x), "ny": len(run.grid_y)}
-        fill = zlib.compress(fill_values(run.grid_decisions).tobytes())
-    else:  # no grid to paint: the points show their decision value, quantised like the fill
-        palette = [f"rgb({r}, {g}, {b})" for r, g, b in _levels(DECISION_SCALE)]
-        points = fill_values(run.point_decisions).astype(int) + len(palette) // 2
-        grid, fill = None, b""
+    n_classes = n_classes_of(run.point_decisions[-1])
+    frames = (_binary_frames(run, labels) if n_classes == 2
+              else _one_vs_rest_frames(run, labels, n_classes))
     baseline_grid = baseline.grid if baseline is not None else None
     return {
         "film": identity,
         "figure": player_figure(run, X2, labels, baseline_grid).to_json(),
         "aspect": _aspect(run, X2),
-        "grid": grid,
-        "fill": fill,
+        "grid": frames.pop("grid"),
+        "fill": frames.pop("fill"),
         "fill_colors": _levels(DECISION_FILL).tobytes(),
         "fill_steps": FILL_STEPS,
         "lines": list(LEVEL_LINES),
@@ -178,9 +176,12 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         # page's background itself, and swaps the figure's colours
         "fill_ends": _levels(DECISION_SCALE)[[0, -1]].tolist(),
         "dark_fill_opacity": DARK_FILL_OPACITY,
-        "dark_colors": DARK_COLORS,
-        "points": zlib.compress(np.asarray(points).astype(np.uint8).tobytes()),
-        "point_colors": palette,
+        # (classes 4 and 5 of a one-vs-rest film are the lighter colours a dark page gives
+        # classes 0 and 1: there the classes keep their own)
+        "dark_colors": DARK_COLORS if n_classes <= 4 else {
+            old: new for old, new in DARK_COLORS.items() if old not in CLASS_COLORS},
+        "points": zlib.compress(np.asarray(frames.pop("points")).astype(np.uint8).tobytes()),
+        "point_colors": frames.pop("point_colors"),
         "n_points": len(labels),
         "points_trace": 0,
         "states": run.frames.tolist(),
@@ -196,4 +197,45 @@ def film_args(run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         "speeds": list(FILM_SPEEDS),
         "speed": float(speed),
         "loop": bool(loop),
+        **frames,
     }
+
+
+def _grid_args(run) -> dict:
+    """The display grid's ends and size, as the player reads them."""
+    return {"x": [float(run.grid_x[0]), float(run.grid_x[-1])],
+            "y": [float(run.grid_y[0]), float(run.grid_y[-1])],
+            "nx": len(run.grid_x), "ny": len(run.grid_y)}
+
+
+def _binary_frames(run, labels: np.ndarray) -> dict:
+    """A binary run's frames: f on the grid and each point's colour index."""
+    if run.grid_decisions is not None:
+        # unlabeled points take the colour of their predicted class, labeled ones keep theirs
+        return {"grid": _grid_args(run),
+                "fill": zlib.compress(fill_values(run.grid_decisions).tobytes()),
+                "points": np.stack([point_style(labels, f > 0)[0] for f in run.point_decisions]),
+                "point_colors": [CLASS_COLORS[0], CLASS_COLORS[1]]}
+    # no grid to paint: the points show their decision value, quantised like the fill
+    palette = [f"rgb({r}, {g}, {b})" for r, g, b in _levels(DECISION_SCALE)]
+    return {"grid": None, "fill": b"",
+            "points": fill_values(run.point_decisions).astype(int) + len(palette) // 2,
+            "point_colors": palette}
+
+
+def _one_vs_rest_frames(run, labels: np.ndarray, n_classes: int) -> dict:
+    """A one-vs-rest run's frames: the k problems' f on the display grid, quantised like the
+    binary fill, ``(frames, k, ny, nx)`` int8 (the player paints each node in the light
+    colour of the class whose f is largest, ``region_colors``, and each problem's f = 0 in
+    its class's colour, ``class_lines``); each point's class, its label or the class it is
+    predicted, an index into the class colours; ``classes`` = k."""
+    labels = np.asarray(labels)
+    palette = list(class_colors(n_classes))
+    frames = {"classes": n_classes, "point_colors": palette, "grid": None, "fill": b"",
+              "points": np.where(labels != UNLABELED, labels,
+                                 np.argmax(run.point_decisions, axis=-1))}
+    if run.grid_decisions is not None:
+        frames.update(grid=_grid_args(run),
+                      fill=zlib.compress(fill_values(run.grid_decisions).tobytes()),
+                      region_colors=region_colors(n_classes).tobytes(), class_lines=palette)
+    return frames

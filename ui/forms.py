@@ -143,9 +143,23 @@ def require_valid_parameters(name: str, values: dict, *more) -> None:
         st.stop()
 
 
-def require_both_classes(labels, solver: str = "a solver") -> None:
-    """Stop the page with a clear message unless both classes have a labeled point."""
-    if not {0, 1} <= set(np.asarray(labels)[np.asarray(labels) != UNLABELED].tolist()):
+def require_both_classes(labels, solver: str = "a solver", n_classes: int = 2) -> None:
+    """Stop the page with a clear message unless each of the ``n_classes`` classes has a
+    labeled point."""
+    if not set(range(n_classes)) <= set(np.asarray(labels)[np.asarray(labels) != UNLABELED]
+                                        .tolist()):
+        every = "both classes" if n_classes == 2 else f"each of the {n_classes} classes"
         st.error("Label at least one point of each class on the **Data & labels** page: a "
-                 f"classifier needs an example of both classes before {solver} can run.")
+                 f"classifier needs an example of {every} before {solver} can run.")
+        st.stop()
+
+
+def require_two_classes(n_classes: int, what: str) -> None:
+    """Stop a page that teaches a binary method's workings on data with more classes, saying
+    why (``what``: what it shows that has no one-vs-rest form)."""
+    if n_classes > 2:
+        st.info(f"This page shows {what} of one binary problem, so it works on data with two "
+                f"classes; this data set has {n_classes}. Choose a two-class data set in the "
+                "sidebar (or upload one); the **Watch** and **Compare** pages solve "
+                f"{n_classes}-class data one-vs-rest.")
         st.stop()

@@ -86,7 +86,8 @@ def early_stopping_run(data: tuple, labels: tuple, gamma_I: float, n_val: int,
     """
     X, y_true, X2 = build_dataset(*data)
     labels = np.asarray(labels)
-    candidates = np.flatnonzero(labels == UNLABELED)
+    # (an uploaded file's points of unknown class cannot validate)
+    candidates = np.flatnonzero((labels == UNLABELED) & (y_true != UNLABELED))
     rng = np.random.default_rng(data[3])
     chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
     val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}

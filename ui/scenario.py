@@ -19,7 +19,10 @@ from ui.solvers import DEFAULT_SOLVER, SOLVERS
 
 #: The fields of a scenario (``describe`` writes them all; a link may leave any out).
 FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params", "preset",
-          "budget", "speed", "loop", "presentation", "compare")
+          "budget", "speed", "loop", "presentation", "compare", "file")
+#: The ``dataset`` of a link made from an uploaded file (named by ``file``): the data cannot
+#: travel in a link, so it opens on the default data set and says so.
+UPLOADED = "uploaded"
 #: What a field takes when a link leaves it out or gives a value that cannot be used (the
 #: data set's own n and noise are its registry entry's).
 DEFAULTS = {"dataset": "two_moons", "seed": SEED.default, "solver": DEFAULT_SOLVER,
@@ -39,16 +42,24 @@ DEFAULT_LABELS = "the data set starts with one random label per class"
 
 def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
              solver: str, params: dict, form: dict, budget, speed: float, loop: bool,
-             presentation: bool, compare: str) -> dict:
+             presentation: bool, compare: str, uploaded: str | None = None) -> dict:
     """A JSON-able scenario. ``labels`` are the class indices of every point (``-1`` =
     unlabeled), ``params`` the solver's parameters set in the session (none when its form was
-    never drawn) and ``form`` all its form's values, by which the scenario names its preset."""
+    never drawn) and ``form`` all its form's values, by which the scenario names its preset.
+    ``uploaded`` names the uploaded file the session shows instead of the generator's data:
+    the scenario then carries its name only (dataset ``UPLOADED``), no data and no labels."""
+    if uploaded is not None:
+        dataset, labels, points, params = UPLOADED, [], [], {}
     described = {"dataset": dataset, "n": n, "noise": noise, "seed": seed,
                  "labels": {str(i): c for i, c in enumerate(labels) if c != UNLABELED},
                  "solver": solver, "params": params, "budget": budget, "speed": speed,
                  "loop": loop, "presentation": presentation, "compare": compare}
     if points:
         described["points"] = [list(point) for point in points]
+    if uploaded is not None:
+        described = {key: value for key, value in described.items()
+                     if key not in ("n", "noise", "seed", "labels")}
+        described["file"] = uploaded
     if params and (preset := matching_preset(dataset, solver, form)) is not None:
         described["preset"] = preset
     return described
@@ -86,11 +97,20 @@ def parse(text: str) -> tuple[dict, list[str]]:
 
     name = data.get("dataset", DEFAULTS["dataset"])
     as_shared = isinstance(name, str) and name in DATASETS
-    if not as_shared:
+    if name == UPLOADED:
+        name = DEFAULTS["dataset"]
+        notes.append(f"This link was made from the uploaded file {shown(data.get('file', '?'))}, "
+                     "and a link cannot carry an uploaded data set: Upload it on the Data & labels "
+                     f"page to see it; meanwhile {DATASETS[name].title} is shown, with its own "
+                     "settings and labels.")
+    elif not as_shared:
         name = DEFAULTS["dataset"]
         notes.append(f"There is no data set {shown(data['dataset'])} (the data sets are "
                      f"{', '.join(DATASETS)}): {DATASETS[name].title} is shown, with its own "
                      "settings.")
+    if "file" in data and data.get("dataset") != UPLOADED:
+        notes.append(f"The file {shown(data['file'])} was ignored: a link names a file only when "
+                     "it was made from an uploaded data set.")
     spec = DATASETS[name]
     values = {"dataset": name}
     settings = (("n", N_POINTS, spec.n_samples), ("noise", noise_param(spec), spec.noise),
@@ -114,7 +134,8 @@ def parse(text: str) -> tuple[dict, list[str]]:
     values["points"] = []
     if as_shared and data.get("points") not in (None, []):
         try:
-            values["points"] = _valid_points(data["points"], name, max_added(values["n"]))
+            values["points"] = _valid_points(data["points"], name, max_added(values["n"]),
+                                             spec.n_classes)
         except ValueError as problem:
             as_shared = False
             notes.append(f"{problem} The added points were left out.")
@@ -123,7 +144,8 @@ def parse(text: str) -> tuple[dict, list[str]]:
             notes.append("The link's labels and added points belong to the data it "
                          f"describes, which could not be shown as shared: {DEFAULT_LABELS}.")
     elif "labels" in data:
-        labels, note = _valid_labels(data["labels"], values["n"] + len(values["points"]))
+        labels, note = _valid_labels(data["labels"], values["n"] + len(values["points"]),
+                                     spec.n_classes)
         if labels is not None:
             values["labels"] = labels
         if note:
@@ -218,7 +240,7 @@ def _film_values(data: dict, notes: list[str]) -> dict:
     return values
 
 
-def _valid_points(points, name: str, most: int) -> list[list]:
+def _valid_points(points, name: str, most: int, n_classes: int = 2) -> list[list]:
     """A scenario's added points, checked: at most ``most`` of ``[x, y, class]``, finite, on a
     2-D data set."""
     if DATASETS[name].n_features != 2:
@@ -230,29 +252,31 @@ def _valid_points(points, name: str, most: int) -> list[list]:
     for point in points:
         if not (isinstance(point, list) and len(point) == 3
                 and all(_is_number(v) and abs(v) <= 1e6 for v in point[:2])
-                and _is_class(point[2])):
-            raise ValueError(f"The added point {shown(point)} is not [x, y, class 0 or 1].")
+                and _is_class(point[2], n_classes)):
+            raise ValueError(f"The added point {shown(point)} is not [x, y, "
+                             f"{_classes(n_classes)}].")
         checked.append([float(point[0]), float(point[1]), int(point[2])])
     return checked
 
 
-def _valid_labels(raw, n_points: int) -> tuple[list[int] | None, str | None]:
+def _valid_labels(raw, n_points: int, n_classes: int = 2) -> tuple[list[int] | None, str | None]:
     """A scenario's labels (``{"index": class}``) as a list over the ``n_points`` points, and a
     sentence on the entries left out; ``None`` labels when they are not a mapping at all."""
     if not isinstance(raw, dict):
-        return None, (f"The labels {shown(raw)} must map point indices to classes 0 or 1, "
+        return None, (f"The labels {shown(raw)} must map point indices to classes "
+                      f"{'0 or 1' if n_classes == 2 else f'from 0 to {n_classes - 1}'}, "
                       f'such as {{"3": 0, "17": 1}}: {DEFAULT_LABELS}.')
     labels, bad = [UNLABELED] * n_points, []
     for index, cls in raw.items():
         position = _point_index(index, n_points)
-        if position is None or not _is_class(cls):
+        if position is None or not _is_class(cls, n_classes):
             bad.append(f"{shown(index, 20)}: {shown(cls, 20)}")
         else:
             labels[position] = int(cls)
     note = None
     if bad:
         note = (f"{_plural(len(bad), 'Label')} {_listed(bad, quote=False)} left out: a label "
-                f"is a point index from 0 to {n_points - 1} with class 0 or 1.")
+                f"is a point index from 0 to {n_points - 1} with {_classes(n_classes)}.")
     return labels, note
 
 
@@ -316,8 +340,13 @@ def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _is_class(value) -> bool:
-    return _is_number(value) and value in (0, 1)
+def _is_class(value, n_classes: int = 2) -> bool:
+    return _is_number(value) and value in range(n_classes)
+
+
+def _classes(n_classes: int) -> str:
+    """"class 0 or 1", "a class from 0 to 4": the classes a data set's labels take."""
+    return "class 0 or 1" if n_classes == 2 else f"a class from 0 to {n_classes - 1}"
 
 
 def _plural(count: int, noun: str) -> str:

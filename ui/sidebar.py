@@ -47,6 +47,9 @@ def data_controls() -> list[str]:
                          format_func=lambda name: DATASETS[name].title,
                          on_change=_reset_data_defaults)
     spec = DATASETS[state[keys.DATASET]]
+    if (upload := keys.uploaded()) is not None:
+        st.sidebar.info(f"The pages show your uploaded file {upload.name}; the settings below "
+                        "apply once you go back to the generated data (Data & labels page).")
     st.sidebar.caption(f"{spec.description} Dimension {spec.n_features}; assumption: "
                        f"{spec.assumption}.")
     if spec.fixed_size:  # its box is disabled: no other n could be changed back
@@ -64,6 +67,11 @@ def data_controls() -> list[str]:
     with st.sidebar.expander("Share this scenario"):
         if found:
             st.caption("The link appears once the data settings above are valid.")
+        elif (upload := keys.uploaded()) is not None:
+            st.code(share_link(), language=None, wrap_lines=True)
+            st.caption(f"The data set is your uploaded file {upload.name}, which a link cannot "
+                       "carry: this link opens with the solver and its parameters, and asks "
+                       "whoever opens it to upload the file.")
         else:
             st.code(share_link(), language=None, wrap_lines=True)
             st.caption("Copy this link (the icon at its right): it opens this page with the "

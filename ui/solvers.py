@@ -203,8 +203,14 @@ def solver_class(name: str):
     return getattr(importlib.import_module(module), cls)
 
 
-def make_estimator(name: str, params: dict):
-    """An unfitted estimator of solver ``name`` with the given form values."""
+def make_estimator(name: str, params: dict, n_classes: int = 2):
+    """An unfitted estimator of solver ``name`` with the given form values; for data with
+    ``n_classes`` > 2, the one-vs-rest estimator over it (``s3vm_core.OneVsRestS3VM``: one
+    binary problem per class, the unlabeled points unlabeled in each)."""
+    if n_classes > 2:
+        from s3vm_core.multiclass import OneVsRestS3VM
+
+        return OneVsRestS3VM(make_estimator(name, params))
     if name not in SOLVERS:
         raise ValueError(f"Unknown solver {name!r}; choose one of {', '.join(SOLVERS)}.")
     spec = SOLVERS[name]

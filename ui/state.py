@@ -40,6 +40,9 @@ REDO_LABELS = "redo_labels"  # Data page button: redo it
 ADDED = "added_points"       # points added by clicking empty space: [x, y, true class] each
 ADDED_FOR = "added_for"      # the generated data set the added points belong to
 ADD_MODE = "add_mode"        # what a click on empty space of the Data page's chart adds
+UPLOAD = "upload"            # the data set uploaded on the Data page (ui.uploads.Upload) or None
+UPLOADER = "uploader"        # the Data page's file uploader
+DROP_UPLOAD = "drop_upload"  # Data page button: back to the generated data set
 REMOVE_ADDED = "remove_added"  # button: remove the added points
 BRUSH = "brush"              # what a click does: 0 or 1 labels with that class, -1 unlabels
 K_PER_CLASS = "k_per_class"  # "k random labels per class"
@@ -161,19 +164,59 @@ def generated_description() -> tuple[str, int, float, int]:
     return (state[DATASET], int(state[N_SAMPLES]), float(state[NOISE]), int(state[SEED]))
 
 
+def uploaded():
+    """The data set uploaded on the Data page (``ui.uploads.Upload``), or None: the
+    generator's."""
+    return st.session_state.get(UPLOAD)
+
+
+def _data_key() -> tuple:
+    """What the labels, added points and undo steps belong to: the generator settings, or
+    the uploaded file."""
+    upload = uploaded()
+    return generated_description() if upload is None else ("upload", upload.digest)
+
+
 def added_points() -> list[list]:
     """The points added by clicking, ``[x, y, true class]`` each; none once the generated
-    data set has changed (they belonged to the old one, and are dropped)."""
+    data set has changed (they belonged to the old one, and are dropped), none on uploaded
+    data."""
     state = st.session_state
-    if state.get(ADDED_FOR) != generated_description():
+    if state.get(ADDED_FOR) != _data_key():
         state[ADDED] = []
     return list(state.get(ADDED, []))
 
 
 def data_description() -> tuple:
     """The description of the current data set (hashable, for caches): the generator settings
-    and the added points (``ui.runs.dataset``'s arguments)."""
+    and the added points, or the uploaded data set (``ui.runs.dataset``'s arguments)."""
+    if (upload := uploaded()) is not None:
+        return ("upload", 0, 0.0, 0, (), upload)
     return (*generated_description(), tuple(tuple(point) for point in added_points()))
+
+
+def use_upload() -> None:
+    """The Data page's uploader has a new file: read it and make it the data set, its labels
+    the labeled points; a file that cannot be read leaves the data and labels as they are,
+    and the reason is shown. A callback."""
+    from ui.uploads import read_upload
+
+    state = st.session_state
+    file = state.get(UPLOADER)
+    if file is None:
+        return
+    try:
+        upload = read_upload(file.name, file.getvalue())
+    except ValueError as error:
+        report_error(f"{error} Your data and labels are unchanged.")
+        return
+    state[UPLOAD] = upload
+    set_labels(upload.y)
+
+
+def drop_upload() -> None:
+    """Back to the generated data set (the Data page's button)."""
+    st.session_state[UPLOAD] = None
 
 
 def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
@@ -190,7 +233,7 @@ def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
         return
     current = list(state.get(LABELS, []))
     remember_labels()
-    state[ADDED], state[ADDED_FOR] = [*points, point], generated_description()
+    state[ADDED], state[ADDED_FOR] = [*points, point], _data_key()
     set_labels([*current, point[2] if labeled else UNLABELED])
 
 
@@ -211,7 +254,9 @@ def labels(y_true: np.ndarray) -> np.ndarray:
     """
     state = st.session_state
     if state.get(LABELS_FOR) != data_description() or len(state.get(LABELS, [])) != len(y_true):
-        set_labels(pick_labeled(y_true, 1, random_state=int(state[SEED])))
+        upload = uploaded()
+        set_labels(pick_labeled(y_true, 1, random_state=int(state[SEED])) if upload is None
+                   else upload.y)
     return np.asarray(state[LABELS], dtype=int)
 
 
@@ -246,7 +291,7 @@ UNDO_STEPS = 50
 
 def _snapshot() -> tuple:
     state = st.session_state
-    return generated_description(), list(added_points()), list(state.get(LABELS, []))
+    return _data_key(), list(added_points()), list(state.get(LABELS, []))
 
 
 def remember_labels() -> None:
@@ -262,7 +307,7 @@ def _step_back(source: str, target: str) -> None:
     this data set in ``source`` replaces labels and added points; what it replaced goes to
     ``target``. Snapshots of another data set (the seed or n changed since) are dropped."""
     state = st.session_state
-    generated = generated_description()
+    generated = _data_key()
     kept = [s for s in state.get(source, []) if s[0] == generated]
     if not kept:
         state[source] = []
@@ -284,7 +329,7 @@ def redo_labels() -> None:
 def can_step_back(source: str) -> bool:
     """Whether ``source`` (``LABEL_HISTORY``: undo, ``LABEL_FUTURE``: redo) has a step for the
     data set on screen."""
-    generated = generated_description()
+    generated = _data_key()
     return any(s[0] == generated for s in st.session_state.get(source, []))
 
 
@@ -452,7 +497,8 @@ def scenario_text() -> str:
         points=added_points(), solver=solver, params=params, form=form_values(solver),
         budget=state[RUN_BUDGET], speed=state[FILM_SPEED], loop=state[FILM_LOOP],
         presentation=state[PRESENTATION],
-        compare=state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET])))
+        compare=state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET]),
+        uploaded=None if uploaded() is None else uploaded().name))
 
 
 #: The session key of each scenario field that is kept as it is read.
@@ -473,7 +519,8 @@ def load_scenario(text: str) -> list[str]:
     set_form_values(solver, values.get("params", {}))
     if "preset" in values:
         state[PRESET_APPLIED] = {solver: [values["dataset"], values["preset"]]}
-    state[ADDED], state[ADDED_FOR] = values["points"], generated_description()
+    state[UPLOAD] = None
+    state[ADDED], state[ADDED_FOR] = values["points"], _data_key()
     if "labels" in values:
         set_labels(values["labels"])
     return notes

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from s3vm_core import decision_on_grid
-from toy_data import make_dataset, project_2d
+from toy_data import class_count, make_dataset, project_2d
 from ui.figures import running_figure
 from ui.film import Baseline, film_args
 from ui.jobs import FINISHED, finish_requested
@@ -58,12 +58,17 @@ class Run:
         return self.ended == FINISHED
 
 
-def build_dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = ()):
+def build_dataset(name: str, n_samples: int, noise: float, seed: int, added: tuple = (),
+                  upload=None):
     """``(X, y_true, X_2d)``: the data, its true labels and the 2-D view drawn on screen.
 
     ``added`` holds the points the user added by clicking, ``(x, y, true class)`` each; they
     come after the generated ones (2-D data sets only: a click gives two coordinates).
+    ``upload`` (``ui.uploads.Upload``) replaces the generator: its ``y_true`` is the file's
+    classes, ``-1`` where the file gives none.
     """
+    if upload is not None:
+        return upload.X, upload.y, project_2d(upload.X)
     X, y = make_dataset(name, n_samples, noise, random_state=seed)
     if added:
         if X.shape[1] != 2:
@@ -110,9 +115,13 @@ def grid_features(estimator, X, X2, size: int = GRID_SIZE):
 
 
 def grid_decisions(grid, states) -> np.ndarray:
-    """The decision of each state on the display grid, ``(n_states, ny, nx)`` float32."""
+    """The decision of each state on the display grid, ``(n_states, ny, nx)`` float32; for
+    one-vs-rest states the k problems' decisions, ``(n_states, k, ny, nx)``."""
     grid_x, grid_y, features = grid
     values = decision_on_grid(features, states).astype(np.float32)
+    if values.ndim == 3:  # (n_states, n_grid, k)
+        return np.ascontiguousarray(values.transpose(0, 2, 1)).reshape(
+            len(values), values.shape[2], len(grid_y), len(grid_x))
     return values.reshape(len(values), len(grid_y), len(grid_x))
 
 
@@ -130,7 +139,8 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     """
     X, y_true, X2 = build_dataset(*data)
     labels = np.asarray(labels)
-    estimator = make_estimator(solver, dict(params))
+    n_classes = class_count(y_true)
+    estimator = make_estimator(solver, dict(params), n_classes)
     start = time.perf_counter()
     trace = estimator.trace(X, labels)  # bad input raises its ValueError here
     grid = grid_features(estimator, X, X2)
@@ -173,16 +183,17 @@ def trace_work(pipe, data: tuple, labels: tuple, solver: str, params: tuple,
     points = np.stack([s.train_decision for s in shown]).astype(np.float32)
     grids = grid_decisions(grid, shown) if grid is not None else None
     run = Run(recorded, seconds, frames, *(grid[:2] if grid else (None, None)), grids, points)
-    baseline = supervised_baseline(X, X2, labels)
+    baseline = supervised_baseline(X, X2, labels, n_classes)
     films = {shows: film_args(run, X2, labels, y_true, baseline if shows else None)
              for shows in (False, True)}
     pipe.send(("frames", frames, grids, points, seconds, films))
 
 
-def supervised_baseline(X, X2, labels) -> Baseline:
-    """The supervised SVM (the solvers' baseline, with its defaults) on the labeled points:
-    its final f on the display grid and on the points."""
-    model = make_estimator("SVMBaseline", {})
+def supervised_baseline(X, X2, labels, n_classes: int = 2) -> Baseline:
+    """The supervised SVM (the solvers' baseline, with its defaults; one-vs-rest for
+    ``n_classes`` > 2) on the labeled points: its final f on the display grid and on the
+    points."""
+    model = make_estimator("SVMBaseline", {}, n_classes)
     last = list(model.trace(X, labels))[-1]
     grid = grid_features(model, X, X2)
     return Baseline(None if grid is None else grid_decisions(grid, [last])[0],

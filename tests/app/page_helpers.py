@@ -50,8 +50,10 @@ def film(at) -> dict:
     n_frames = len(args["states"])
     args["points"] = args["points"].reshape(n_frames, -1)
     if args["grid"] is not None:
+        # one-vs-rest: the k problems' f per frame
+        k = (args["classes"],) if "classes" in args else ()
         args["fill"] = args["fill"].view(np.int8).reshape(
-            n_frames, args["grid"]["ny"], args["grid"]["nx"])
+            n_frames, *k, args["grid"]["ny"], args["grid"]["nx"])
     return args
 
 

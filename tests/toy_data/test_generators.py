@@ -3,6 +3,7 @@ import pytest
 
 from toy_data import (
     DATASETS,
+    blobs,
     clock,
     digits_pair,
     g10n,
@@ -18,18 +19,31 @@ from toy_data import (
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
-def test_every_registered_data_set_is_deterministic_and_binary(name):
+def test_every_registered_data_set_is_deterministic_with_its_classes(name):
     spec = DATASETS[name]
     X1, y1 = make_dataset(name, random_state=3)
     X2, y2 = make_dataset(name, random_state=3)
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
     assert X1.shape == (spec.n_samples, spec.n_features)
-    assert set(np.unique(y1)) == {0, 1}
+    assert set(np.unique(y1)) == set(range(spec.n_classes))
     assert np.all(np.isfinite(X1))
     if not spec.fixed_size:
         X3, _ = make_dataset(name, random_state=4)
         assert not np.array_equal(X1, X3)
+
+
+def test_at_least_one_registered_data_set_has_three_or_more_classes():
+    assert any(spec.n_classes >= 3 and spec.n_features == 2 for spec in DATASETS.values())
+
+
+def test_blobs_are_k_equal_clusters_around_their_means():
+    X, y = blobs(n_samples=500, noise=0.0, random_state=0, n_classes=5)
+    assert np.bincount(y).tolist() == [100] * 5
+    centres = np.array([X[y == c][0] for c in range(5)])
+    np.testing.assert_allclose(np.linalg.norm(centres, axis=1), 3.0)
+    with pytest.raises(ValueError, match="n_classes"):
+        blobs(n_classes=1)
 
 
 def test_clock_classes_are_rim_and_hands():

@@ -194,3 +194,29 @@ def test_the_largest_scenario_the_app_shares_fits_its_limit_and_the_servers():
     assert len(text) <= scenario.MAX_CHARS
     # the address as the share box writes it, within what the server reads (128,000 bytes)
     assert len(f"http://localhost:8501/watch?scenario={quote(text, safe='')}") < 100_000
+
+
+# -- issue 27: k classes and uploaded data ----------------------------------------------------
+
+def test_a_k_class_data_set_takes_labels_of_each_class_and_refuses_others():
+    values, notes = parse({"dataset": "blobs_5", "n": 50,
+                           "labels": {"1": 0, "2": 4, "3": 3, "4": 5, "6": -2}})
+    assert [(i, c) for i, c in enumerate(values["labels"]) if c != -1] == [(1, 0), (2, 4),
+                                                                            (3, 3)]
+    assert said(notes, "Labels '4': 5, '6': -2 left out: a label is a point index from 0 to 49 "
+                       "with a class from 0 to 4.")
+    # a two-class data set still takes classes 0 and 1 only
+    values, notes = parse({"dataset": "two_moons", "labels": {"1": 2}})
+    assert said(notes, "with class 0 or 1") and set(values["labels"]) == {-1}
+
+
+def test_a_scenario_of_an_uploaded_file_names_it_and_carries_no_data():
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper", uploaded="mine.csv")
+    assert described["dataset"] == scenario.UPLOADED and described["file"] == "mine.csv"
+    assert not {"labels", "n", "noise", "seed", "points"} & set(described)
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert values["dataset"] == scenario.DEFAULTS["dataset"] and "labels" not in values
+    assert said(notes, "made from the uploaded file 'mine.csv'")

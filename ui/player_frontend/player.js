@@ -216,24 +216,49 @@ function colorPoints(gd, k) {
   }
 }
 
+// One-vs-rest (args.classes = k > 2): the frame holds the k problems' f, one grid after the
+// other; a node takes the region colour of the class whose f is largest.
+function paintClasses(image, frame, nx, ny, classes) {
+  const size = nx * ny;
+  for (let row = 0; row < ny; row++) {
+    const source = (ny - 1 - row) * nx;
+    for (let i = 0; i < nx; i++) {
+      let best = 0;
+      for (let c = 1; c < classes; c++) {
+        if (frame[c * size + source + i] > frame[best * size + source + i]) best = c;
+      }
+      const at = 4 * (row * nx + i);
+      image.data[at] = args.region_colors[3 * best];
+      image.data[at + 1] = args.region_colors[3 * best + 1];
+      image.data[at + 2] = args.region_colors[3 * best + 2];
+      image.data[at + 3] = 255;
+    }
+  }
+}
+
 function paintDecision(ctx, xaxis, yaxis, k) {
   const { nx, ny, x, y } = args.grid;
-  const values = fill.subarray(k * nx * ny, (k + 1) * nx * ny);
+  const classes = args.classes || 1;  // (a binary film has one f per node)
+  const values = fill.subarray(k * classes * nx * ny, (k + 1) * classes * nx * ny);
   const colors = fillColors();
   const limit = (colors.length / 3 - 1) / 2;
   tile.width = nx;
   tile.height = ny;
   const tileCtx = tile.getContext("2d");
   const image = tileCtx.createImageData(nx, ny);
-  for (let row = 0; row < ny; row++) {
-    const source = (ny - 1 - row) * nx;  // y grows upwards, image rows downwards
-    for (let i = 0; i < nx; i++) {
-      const level = 3 * (values[source + i] + limit);
-      const at = 4 * (row * nx + i);
-      image.data[at] = colors[level];
-      image.data[at + 1] = colors[level + 1];
-      image.data[at + 2] = colors[level + 2];
-      image.data[at + 3] = 255;
+  if (classes > 1) {
+    paintClasses(image, values, nx, ny, classes);
+  } else {
+    for (let row = 0; row < ny; row++) {
+      const source = (ny - 1 - row) * nx;  // y grows upwards, image rows downwards
+      for (let i = 0; i < nx; i++) {
+        const level = 3 * (values[source + i] + limit);
+        const at = 4 * (row * nx + i);
+        image.data[at] = colors[level];
+        image.data[at + 1] = colors[level + 1];
+        image.data[at + 2] = colors[level + 2];
+        image.data[at + 3] = 255;
+      }
     }
   }
   tileCtx.putImageData(image, 0, 0);
@@ -251,15 +276,24 @@ function paintDecision(ctx, xaxis, yaxis, k) {
   const left = px(x[0] - dx / 2);
   const top = py(y[1] + dy / 2);
   ctx.drawImage(tile, left, top, px(x[1] + dx / 2) - left, py(y[0] - dy / 2) - top);
-  ctx.beginPath();
-  for (const level of args.lines) {
-    levelLine(ctx, values, nx, ny, level * args.fill_steps,
-      (i) => px(x[0] + i * dx), (j) => py(y[0] + j * dy));
-  }
+  const X = (i) => px(x[0] + i * dx);
+  const Y = (j) => py(y[0] + j * dy);
   ctx.lineWidth = 2;
   ctx.lineJoin = "round";
-  ctx.strokeStyle = lineColor();
-  ctx.stroke();
+  if (classes > 1) {
+    // each problem's boundary f = 0 in its class's colour
+    for (let c = 0; c < classes; c++) {
+      ctx.beginPath();
+      levelLine(ctx, values.subarray(c * nx * ny, (c + 1) * nx * ny), nx, ny, 0, X, Y);
+      ctx.strokeStyle = args.class_lines[c];
+      ctx.stroke();
+    }
+  } else {
+    ctx.beginPath();
+    for (const level of args.lines) levelLine(ctx, values, nx, ny, level * args.fill_steps, X, Y);
+    ctx.strokeStyle = lineColor();
+    ctx.stroke();
+  }
   ctx.restore();
 }
 
