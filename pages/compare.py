@@ -29,6 +29,11 @@ X, y_true, X2, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
 titles.update({f"{name}:{preset}": f"{spec.title} — {TITLES[preset]}"
                for name, spec in SOLVERS.items() for preset in (PAPER, DEFAULT)})
+# The charts name a run of "both" by the solver's short name (before its parenthesis): the full
+# title and the preset are wider than a chart's labels and panels can hold at 1024 px.
+chart_titles = titles | {
+    f"{name}:{preset}": f"{spec.title.partition(' (')[0]} — {TITLES[preset]}"
+    for name, spec in SOLVERS.items() for preset in (PAPER, DEFAULT)}
 PRESET_CHOICES = {PAPER: "as in the paper (where the data set is a paper's; else the default)",
                   DEFAULT: "the generic defaults", BOTH: "both, side by side"}
 choices = [name for name in SOLVERS if name != BASELINE]
@@ -123,16 +128,18 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{failures[0]['error']}")
 
-st.plotly_chart(compare_errors_figure(rows, titles), width="stretch",
+st.plotly_chart(compare_errors_figure(rows, chart_titles), width="stretch",
                 config={"displaylogo": False})
+both = stored["key"][4] == BOTH
 st.caption(
-    "Each dot is one label draw, each box one solver; the dashed line is the supervised SVM's "
-    "mean error. A tall box means the solver's result depends on which points were labeled; "
-    "dots at or near 0 are the successes."
+    "Each dot is one label draw, each box one solver, in its colour on every chart of the page"
+    + (" (hollow: its generic defaults, beside its paper's setting)" if both else "")
+    + "; the dashed line is the supervised SVM's mean error. A wide box means the solver's "
+    "result depends on which points were labeled; dots at or near 0 are the successes."
 )
 
 st.subheader("Does a lower objective mean a lower error?")
-st.plotly_chart(compare_objective_figure(rows, titles), width="stretch",
+st.plotly_chart(compare_objective_figure(rows, chart_titles), width="stretch",
                 config={"displaylogo": False})
 st.caption(
     "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
@@ -142,9 +149,9 @@ st.caption(
 )
 
 st.subheader("Time")
-st.plotly_chart(compare_time_figure(summary, titles), width="stretch",
+st.plotly_chart(compare_time_figure(summary, chart_titles), width="stretch",
                 config={"displaylogo": False})
 st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
-           "on this server.")
+           "on this server" + ("; hatched: a solver's generic defaults." if both else "."))
 st.download_button("Download every run as CSV", rows_to_csv(rows),
                    file_name="s3vm_comparison.csv", mime="text/csv")
