@@ -518,7 +518,7 @@ def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="
                       legend={"orientation": "h", "y": 1.12})
     fig.update_xaxes(title_text=f"step (dotted: end of a {stage_label} stage)", showgrid=False)
     fig.update_yaxes(title_text="objective", showgrid=True, gridcolor="#eeeeee",
-                     type="log" if np.all(positive > 0) else "linear")
+                     **(log_axis(positive) if np.all(positive > 0) else {"type": "linear"}))
     return fig
 
 

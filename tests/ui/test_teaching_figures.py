@@ -93,6 +93,12 @@ def test_objective_path_marks_every_stage_end(continuation):
     assert [t.name for t in fig.data] == ["L_γ (minimized)", "objective (2), γ = 0"]
     assert len(fig.layout.shapes) == len(ends) == 11  # the eleven gammas of §3.2
     assert fig.layout.yaxis.type == "log"
+    # ticks written as numbers: plotly's own read "2, 10k, 5, 2, 1000" on the Continuation page
+    axis = fig.layout.yaxis
+    labels = axis.ticktext or ()
+    assert all(not label.isdigit() or float(label) == value
+               for label, value in zip(labels, axis.tickvals or (), strict=True))
+    assert labels or axis.exponentformat == "power"
 
 
 def test_effective_loss_one_panel_per_loss_one_curve_per_temperature():
