@@ -109,7 +109,7 @@ st.dataframe(
       "successes": f"{s['successes']} / {s['draws'] - s['failed']}",
       "mean unlabeled error (%)": round(100 * s["mean_error"], 1),
       "spread (std, %)": round(100 * s["error_std"], 1),
-      "vs supervised SVM (points)": round(100 * s["mean_error_vs_baseline"], 1),
+      "vs supervised SVM (percentage points)": round(100 * s["mean_error_vs_baseline"], 1),
       "median time (s)": round(s["median_seconds"], 3), "failed runs": s["failed"]}
      for s in summary],
     hide_index=True, width="stretch",
