@@ -491,12 +491,29 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
         trace = _points_trace(X2, labels, predicted)
         trace.marker.size = np.asarray(trace.marker.size) * 0.6
         fig.add_trace(trace, row=row, col=col)
-        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
-        fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col,
+        # Equal scales shrink a panel's domain, not its range (constrain="domain"), up to
+        # its title (constraintoward="top"): a range widened to fit left each picture in the
+        # middle of an empty cell, far below its title.
+        hidden = {"showticklabels": False, "showgrid": False, "zeroline": False,
+                  "ticks": "", "showline": False, "constrain": "domain"}
+        fig.update_xaxes(**hidden, row=row, col=col)
+        fig.update_yaxes(**hidden, constraintoward="top", row=row, col=col,
                          scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
-    fig.update_layout(height=230 * n_rows + 40, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
+    fig.update_layout(height=_multiples_row_height(X2, display_grid) * n_rows + 40,
+                      plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      showlegend=False)
     return fig
+
+
+def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
+    """A row of small multiples: its title and a picture of the data's aspect ratio at the
+    width of a panel of four in a 1400 px window (about 230 px), between 120 and 230 px."""
+    if display_grid is not None:
+        width, height = np.ptp(display_grid[0]), np.ptp(display_grid[1])
+    else:
+        width, height = np.ptp(np.asarray(X2, dtype=float)[:, :2], axis=0)
+    aspect = width / height if height > 0 else 1.0
+    return 30 + int(np.clip(230 / max(aspect, 1e-9), 120, 230))
 
 
 def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="γ"):
@@ -562,7 +579,9 @@ def effective_loss_figure(temperatures, current_T: float | None = None,
                 name=f"current T = {current_T:.3g}", legendgroup="current",
                 showlegend=col == 1, line={"color": "black", "width": 4},
             ), row=1, col=col)
-        fig.update_xaxes(title_text="f(x') of an unlabeled point", showgrid=False, row=1,
+        # One title for the three axes, under the middle one: three of them overlapped.
+        fig.update_xaxes(title_text="f(x′) of an unlabeled point x′"
+                         if col == (len(DA_LOSSES) + 1) // 2 else None, showgrid=False, row=1,
                          col=col)
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title_text="V'_T(f) − its minimum", row=1, col=1)
@@ -610,20 +629,21 @@ def annealing_curves_figure(T, entropy, objective, current_T: float | None = Non
         if current_T is not None:
             # in data units: plotly.js places a shape on a log axis by its value, not its log
             fig.add_vline(x=current_T, line={"color": "black", "dash": "dot"}, row=1, col=col)
-        fig.update_xaxes(type="log", autorange="reversed", title_text="T (annealing →)",
-                         showgrid=False, row=1, col=col)
+        fig.update_xaxes(**log_axis(T, decades=True), autorange="reversed",
+                         title_text="T (annealing →)", showgrid=False, row=1, col=col)
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(height=TEACHING_HEIGHT - 80, plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
 
-def log_axis(values) -> dict:
+def log_axis(values, decades: bool = False) -> dict:
     """Settings of a log axis over ``values`` whose tick labels read as numbers.
 
     Left to itself plotly labels the 2 and the 5 of each decade with their first digit only
     ("5, 2, 1, 5, 2…"). Here: every digit of the decade under one decade, 1-2-5 steps written
-    in full up to three decades, and powers of ten (10⁻³) over more.
+    in full up to three decades, and powers of ten (10⁻³) over more. ``decades``: the powers
+    of ten alone (0.01, 0.1, 1, 10), for a narrow panel.
     """
     positive = _positive(values)
     if positive.size == 0:
@@ -632,10 +652,12 @@ def log_axis(values) -> dict:
     span = math.log10(high / low)
     if span > 3:
         return {"type": "log", "dtick": math.ceil(span / 6), "exponentformat": "power"}
-    digits = range(1, 10) if span < 1 else (1, 2, 5)
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    ticks = [d * 10.0**k for k in range(first, last + 1) for d in digits]
-    ticks = [t for t in ticks if low / 2 <= t <= high * 2]
+    for digits in ((1,) if decades else (), range(1, 10) if span < 1 else (1, 2, 5)):
+        ticks = [d * 10.0**k for k in range(first, last + 1) for d in digits]
+        ticks = [t for t in ticks if low / 2 <= t <= high * 2]
+        if len(ticks) >= 2:  # decades alone mark fewer than two ticks under a decade
+            break
     return {"type": "log", "tickvals": ticks, "ticktext": [_tick_label(t) for t in ticks]}
 
 
@@ -669,9 +691,10 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
     ``None``): one vertical marker trace named ``"stop: <criterion>"`` per criterion that
     fires, in the panel of its criterion.
     """
+    # Two short lines each: on one line the two titles ran into each other below 1400 px.
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, subplot_titles=(
-        "classical criteria, normalized by t = 0",
-        "checks on the classifier's decisions (until they settle)"))
+        "classical criteria,<br>normalized by t = 0",
+        "checks on the classifier's<br>decisions (until they settle)"))
     iterations = np.asarray(iterations)
     for name, values in classical.items():
         fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
@@ -711,8 +734,9 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         end = min(iterations[-1], max(1.25 * end, end + 10))
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
-    fig.update_layout(height=TEACHING_HEIGHT + 40, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_annotations(font={"size": 13})
+    fig.update_layout(height=TEACHING_HEIGHT + 50, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
     return fig
 

@@ -1,6 +1,6 @@
 """Every page of the app at the three screen sizes of a lecture room (1024 x 768, 1400 x 900,
 1920 x 1080): a screenshot of the window and of the whole page at each size, no error on it,
-and the Compare page's "both, side by side" charts with no text drawn over other text.
+and no text of a chart drawn over other text (the Compare page showing "both, side by side").
 
 One server, one browser tab: the pages are opened from the sidebar as a user would, so the
 lessons computed at the first size are shown again (from the session) at the next ones.
@@ -20,7 +20,8 @@ ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 #: tick labels whose boxes intersect (by more than a pixel), named by their text.
 OVERLAPS = """(gd) => {
     const texts = [...gd.querySelectorAll(
-        '.annotation, .g-xtitle, .g-ytitle, .xtick text, .ytick text, .legendtext')]
+        '.annotation, g[class^="g-x"][class$="title"], g[class^="g-y"][class$="title"], '
+        + 'g[class$="tick"] > text, .legendtext')]
         .map(e => ({text: e.textContent, box: e.getBoundingClientRect()}))
         .filter(t => t.text && t.box.width > 0);
     const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
@@ -69,11 +70,11 @@ def test_every_page_at_three_screen_sizes(server, page):
             screenshot(page, name)
             assert page.locator(ERRORS).count() == 0, (name, page.locator(ERRORS).first
                                                       .inner_text())
+            charts = page.locator(".js-plotly-plot")
             if file == "compare":
-                charts = page.locator(".js-plotly-plot")
                 assert charts.count() == 3, name
-                for chart in range(3):
-                    hits = charts.nth(chart).evaluate(OVERLAPS)
-                    assert not hits, (name, chart, hits)
+            for chart in range(charts.count()):
+                hits = charts.nth(chart).evaluate(OVERLAPS)
+                assert not hits, (name, chart, hits)
             whole_page(page, f"{name}-whole")
     assert len(list(SCREENSHOTS.glob("page-*.png"))) >= 2 * len(SIZES) * len(PAGES)

@@ -83,6 +83,17 @@ def test_boundary_small_multiples_draw_one_boundary_per_panel(continuation):
     # Without a grid (d > 2) only the points are drawn.
     flat = boundary_multiples_figure([(p[0], None, p[2]) for p in panels], X, labels)
     assert {t.type for t in flat.data} == {"scatter"}
+    # Equal scales shrink each panel's domain towards its title, not the range: a widened
+    # range left each picture far below its title (issue 29's screenshots).
+    assert fig.layout.yaxis.constrain == "domain" and fig.layout.yaxis.constraintoward == "top"
+    assert fig.layout.height < 2 * 260 + 40
+
+
+def test_effective_loss_panels_share_one_axis_title():
+    # three titles "f(x') of an unlabeled point" ran into each other at 1024 px
+    fig = effective_loss_figure([10.0, 0.0])
+    titles = [fig.layout[f"xaxis{k}"].title.text for k in ("", 2, 3)]
+    assert titles == [None, "f(x′) of an unlabeled point x′", None]
 
 
 def test_objective_path_marks_every_stage_end(continuation):
@@ -150,6 +161,12 @@ def test_annealing_curves_read_left_to_right_as_t_falls():
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.autorange == "reversed"
     assert fig.layout.xaxis2.autorange == "reversed"
     assert len(fig.layout.shapes) == 2  # the chosen T in both panels
+    # powers of ten on the narrow T axes, over the decades a run spans (plotly's own ticks
+    # read "10 5 2 1 5 2 0.1 5 2")
+    wide = annealing_curves_figure([10 / 1.5**k for k in range(16)], [1.0] * 16, [1.0] * 16)
+    assert wide.layout.xaxis.ticktext == ("0.1", "1", "10")
+    assert fig.layout.xaxis.ticktext  # under a decade: 1-2-5 steps, never a lone tick
+    assert len(fig.layout.xaxis.ticktext) >= 2
 
 
 def test_stopping_figure_has_one_marker_per_criterion_that_fires():
