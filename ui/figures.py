@@ -827,7 +827,7 @@ def _bars_height(n_bars: int) -> int:
 
 #: Pixel sizes of the objective small multiples: a panel's plot area, a panel title's line
 #: (12 px text), and what an x axis takes below a panel (ticks and title).
-PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 15, 42
+PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 17, 44
 #: Characters of a panel title's line: four panels in a row, 20 characters of 12 px text (about
 #: 115 px) fit a panel and its spacing in the narrowest chart (564 px wide, in a window 1024 px
 #: wide: 100 px a panel, 30 px between panels).
@@ -852,7 +852,7 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
     n_cols = max(1, min(n_cols, len(names)))
     n_rows = max(1, math.ceil(len(names) / n_cols))
     panel_titles = [_panel_title(titles.get(n, n)) for n in names] or [""]
-    title_height = TITLE_LINE * max(t.count("<br>") + 1 for t in panel_titles) + 6
+    title_height = TITLE_LINE * max(t.count("<br>") + 1 for t in panel_titles) + 8
     gap = X_AXIS_HEIGHT + title_height
     plot_height = n_rows * PANEL_HEIGHT + (n_rows - 1) * gap
     fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,

@@ -187,7 +187,7 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     summary = at.dataframe[0].value
     assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
     # a difference of two error rates is in percentage points, not in points (issue 29, 17)
-    assert "vs supervised SVM (percentage points)" in summary.columns
+    assert "vs SVM (percentage points)" in summary.columns
     errors, objective, timing = plotly_specs(at)
     assert sum(t["type"] == "box" for t in errors["data"]) == 3
     assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")

@@ -68,6 +68,7 @@ def test_every_page_at_three_screen_sizes(server, page):
             wait_until_idle(page, timeout=240)
             name = f"page-{file}-{width}x{height}"
             screenshot(page, name)
+            whole_page(page, f"{name}-whole")  # before the checks: a failure has its picture
             assert page.locator(ERRORS).count() == 0, (name, page.locator(ERRORS).first
                                                       .inner_text())
             charts = page.locator(".js-plotly-plot")
@@ -76,5 +77,4 @@ def test_every_page_at_three_screen_sizes(server, page):
             for chart in range(charts.count()):
                 hits = charts.nth(chart).evaluate(OVERLAPS)
                 assert not hits, (name, chart, hits)
-            whole_page(page, f"{name}-whole")
     assert len(list(SCREENSHOTS.glob("page-*.png"))) >= 2 * len(SIZES) * len(PAGES)
