@@ -755,11 +755,12 @@ def settled_iteration(iterations, series) -> int:
     return int(iterations[min(last, iterations.size - 1)])
 
 
-#: The solvers' colours (Okabe–Ito, then two more): one per solver of ``ui.solvers.SOLVERS``, in
-#: its order, the supervised baseline black, so that a solver wears the same colour in every
-#: chart of a page whichever solvers ran.
-SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-                  "#CC79A7", "#999999", "#882255")
+#: The solvers' colours: one per solver of ``ui.solvers.SOLVERS``, in its order, the supervised
+#: baseline black, so that a solver wears the same colour in every chart of a page whichever
+#: solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey (the
+#: unlabeled points' colour), with Tol's indigo, olive and wine instead (colour-blind safe too).
+SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
+                  "#CC79A7", "#999933", "#882255")
 
 
 def _solver_colors(names) -> dict:
