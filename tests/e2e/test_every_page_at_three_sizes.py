@@ -6,6 +6,8 @@ One server, one browser tab: the pages are opened from the sidebar as a user wou
 lessons computed at the first size are shown again (from the session) at the next ones.
 """
 
+import time
+
 import pytest
 from browser_helpers import SCREENSHOTS, screenshot, wait_until_idle
 
@@ -47,7 +49,7 @@ def whole_page(page, name: str) -> None:
     height = page.evaluate(
         "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": size["width"], "height": max(height, size["height"])})
-    wait_until_idle(page)
+    page.wait_for_timeout(400)  # plotly redraws its charts at the new size (no rerun)
     screenshot(page, name)
     page.set_viewport_size(size)
 
@@ -60,8 +62,12 @@ def test_every_page_at_three_screen_sizes(server, page):
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         for file, title, _ in PAGES:
+            start = time.monotonic()
             open_from_the_sidebar(page, title)
             if file == "compare" and not compared:
+                # two label draws are enough for the layout: 18 panels of "both"
+                draws = page.get_by_role("textbox", name="k (label draws)", exact=True)
+                draws.fill("2")
                 page.get_by_text("both, side by side").click()
                 page.get_by_role("button", name="Run the comparison").click()
                 compared = True
@@ -69,6 +75,7 @@ def test_every_page_at_three_screen_sizes(server, page):
             name = f"page-{file}-{width}x{height}"
             screenshot(page, name)
             whole_page(page, f"{name}-whole")  # before the checks: a failure has its picture
+            print(f"{name}: {time.monotonic() - start:.1f} s")
             assert page.locator(ERRORS).count() == 0, (name, page.locator(ERRORS).first
                                                       .inner_text())
             charts = page.locator(".js-plotly-plot")
