@@ -29,6 +29,11 @@ X, y_true, X2, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
 titles.update({f"{name}:{preset}": f"{spec.title} — {TITLES[preset]}"
                for name, spec in SOLVERS.items() for preset in (PAPER, DEFAULT)})
+# The charts name a run of "both" by the solver's short name (before its parenthesis): the full
+# title and the preset are wider than a chart's labels and panels can hold at 1024 px.
+chart_titles = titles | {
+    f"{name}:{preset}": f"{spec.title.partition(' (')[0]} — {TITLES[preset]}"
+    for name, spec in SOLVERS.items() for preset in (PAPER, DEFAULT)}
 PRESET_CHOICES = {PAPER: "as in the paper (where the data set is a paper's; else the default)",
                   DEFAULT: "the generic defaults", BOTH: "both, side by side"}
 choices = [name for name in SOLVERS if name != BASELINE]
@@ -99,22 +104,33 @@ if stored["key"] != description:
 rows = stored["rows"]
 summary = summarize(rows)
 st.subheader("Success rate and error")
+# Short headers, the rest in each column's tooltip: with long ones the table was wider than
+# the page below 1920 px, and a right-aligned number of a cut column did not show at all.
+COLUMNS = {
+    "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran.",
+    "error (%)": "Mean unlabeled error over the draws.",
+    "spread (%)": "Standard deviation of the unlabeled error over the draws.",
+    "vs SVM (percentage points)": "Mean difference with the supervised SVM's unlabeled error, "
+                                  "draw by draw: negative means the unlabeled data helped.",
+    "time (s)": "Median wall-clock time of one fit.",
+    "failed": "Runs that stopped with an error.",
+}
 st.dataframe(
-    [{"solver": titles.get(s["solver"], s["solver"]),
-      "successes": f"{s['successes']} / {s['draws'] - s['failed']}",
-      "mean unlabeled error (%)": round(100 * s["mean_error"], 1),
-      "spread (std, %)": round(100 * s["error_std"], 1),
-      "vs supervised SVM (points)": round(100 * s["mean_error_vs_baseline"], 1),
-      "median time (s)": round(s["median_seconds"], 3), "failed runs": s["failed"]}
+    [dict(zip(["solver", *COLUMNS], [
+        titles.get(s["solver"], s["solver"]), f"{s['successes']} / {s['draws'] - s['failed']}",
+        round(100 * s["mean_error"], 1), round(100 * s["error_std"], 1),
+        round(100 * s["mean_error_vs_baseline"], 1), round(s["median_seconds"], 3),
+        s["failed"]], strict=True))
      for s in summary],
     hide_index=True, width="stretch",
+    column_config={name: st.column_config.Column(help=text) for name, text in COLUMNS.items()},
 )
 st.caption(
     "A success is a draw with at most 1 % of the unlabeled points wrong: the DA paper's Table 2 "
     "counts perfect draws, but at this app's noise a point or two lie across any sensible "
-    "boundary. 'vs supervised SVM' is the mean difference in unlabeled error with the SVM "
-    "trained on the labeled points alone, draw by draw: negative means the unlabeled data "
-    "helped."
+    "boundary. 'vs SVM' is the mean difference in unlabeled error, in percentage points, with "
+    "the supervised SVM trained on the labeled points alone, draw by draw: negative means the "
+    "unlabeled data helped."
 )
 if forms := scalable_caption(rows, len(X), titles):
     st.caption(forms)
@@ -123,16 +139,18 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{failures[0]['error']}")
 
-st.plotly_chart(compare_errors_figure(rows, titles), width="stretch",
+st.plotly_chart(compare_errors_figure(rows, chart_titles), width="stretch",
                 config={"displaylogo": False})
+both = stored["key"][4] == BOTH
 st.caption(
-    "Each dot is one label draw, each box one solver; the dashed line is the supervised SVM's "
-    "mean error. A tall box means the solver's result depends on which points were labeled; "
-    "dots at or near 0 are the successes."
+    "Each dot is one label draw, each box one solver, in its colour on every chart of the page"
+    + (" (hollow: its generic defaults, beside its paper's setting)" if both else "")
+    + "; the dashed line is the supervised SVM's mean error. A wide box means the solver's "
+    "result depends on which points were labeled; dots at or near 0 are the successes."
 )
 
 st.subheader("Does a lower objective mean a lower error?")
-st.plotly_chart(compare_objective_figure(rows, titles), width="stretch",
+st.plotly_chart(compare_objective_figure(rows, chart_titles), width="stretch",
                 config={"displaylogo": False})
 st.caption(
     "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
@@ -142,9 +160,9 @@ st.caption(
 )
 
 st.subheader("Time")
-st.plotly_chart(compare_time_figure(summary, titles), width="stretch",
+st.plotly_chart(compare_time_figure(summary, chart_titles), width="stretch",
                 config={"displaylogo": False})
 st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
-           "on this server.")
+           "on this server" + ("; hatched: a solver's generic defaults." if both else "."))
 st.download_button("Download every run as CSV", rows_to_csv(rows),
                    file_name="s3vm_comparison.csv", mime="text/csv")

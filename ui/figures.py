@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,6 +16,8 @@ from plotly.subplots import make_subplots
 from scipy.spatial import cKDTree
 
 from toy_data import UNLABELED
+from ui.presets import DEFAULT
+from ui.solvers import SOLVERS
 
 CLASS_COLORS = ("#D55E00", "#0072B2")        # vermillion = class 0 (f < 0), blue = class 1
 CLASS_SYMBOLS = ("diamond", "square")
@@ -577,12 +580,29 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
         trace = _points_trace(X2, labels, predicted_classes(points), n_classes=n_classes_of(points))
         trace.marker.size = np.asarray(trace.marker.size) * 0.6
         fig.add_trace(trace, row=row, col=col)
-        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
-        fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col,
+        # Equal scales shrink a panel's domain, not its range (constrain="domain"), up to
+        # its title (constraintoward="top"): a range widened to fit left each picture in the
+        # middle of an empty cell, far below its title.
+        hidden = {"showticklabels": False, "showgrid": False, "zeroline": False,
+                  "ticks": "", "showline": False, "constrain": "domain"}
+        fig.update_xaxes(**hidden, row=row, col=col)
+        fig.update_yaxes(**hidden, constraintoward="top", row=row, col=col,
                          scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
-    fig.update_layout(height=230 * n_rows + 40, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
+    fig.update_layout(height=_multiples_row_height(X2, display_grid) * n_rows + 40,
+                      plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      showlegend=False)
     return fig
+
+
+def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
+    """A row of small multiples: its title and a picture of the data's aspect ratio at the
+    width of a panel of four in a 1400 px window (about 230 px), between 120 and 230 px."""
+    if display_grid is not None:
+        width, height = np.ptp(display_grid[0]), np.ptp(display_grid[1])
+    else:
+        width, height = np.ptp(np.asarray(X2, dtype=float)[:, :2], axis=0)
+    aspect = width / height if height > 0 else 1.0
+    return 30 + int(np.clip(230 / max(aspect, 1e-9), 120, 230))
 
 
 def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="γ"):
@@ -604,7 +624,7 @@ def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="
                       legend={"orientation": "h", "y": 1.12})
     fig.update_xaxes(title_text=f"step (dotted: end of a {stage_label} stage)", showgrid=False)
     fig.update_yaxes(title_text="objective", showgrid=True, gridcolor="#eeeeee",
-                     type="log" if np.all(positive > 0) else "linear")
+                     **(log_axis(positive) if np.all(positive > 0) else {"type": "linear"}))
     return fig
 
 
@@ -648,7 +668,9 @@ def effective_loss_figure(temperatures, current_T: float | None = None,
                 name=f"current T = {current_T:.3g}", legendgroup="current",
                 showlegend=col == 1, line={"color": "black", "width": 4},
             ), row=1, col=col)
-        fig.update_xaxes(title_text="f(x') of an unlabeled point", showgrid=False, row=1,
+        # One title for the three axes, under the middle one: three of them overlapped.
+        fig.update_xaxes(title_text="f(x′) of an unlabeled point x′"
+                         if col == (len(DA_LOSSES) + 1) // 2 else None, showgrid=False, row=1,
                          col=col)
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title_text="V'_T(f) − its minimum", row=1, col=1)
@@ -696,20 +718,21 @@ def annealing_curves_figure(T, entropy, objective, current_T: float | None = Non
         if current_T is not None:
             # in data units: plotly.js places a shape on a log axis by its value, not its log
             fig.add_vline(x=current_T, line={"color": "black", "dash": "dot"}, row=1, col=col)
-        fig.update_xaxes(type="log", autorange="reversed", title_text="T (annealing →)",
-                         showgrid=False, row=1, col=col)
+        fig.update_xaxes(**log_axis(T, decades=True), autorange="reversed",
+                         title_text="T (annealing →)", showgrid=False, row=1, col=col)
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(height=TEACHING_HEIGHT - 80, plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
 
-def log_axis(values) -> dict:
+def log_axis(values, decades: bool = False) -> dict:
     """Settings of a log axis over ``values`` whose tick labels read as numbers.
 
     Left to itself plotly labels the 2 and the 5 of each decade with their first digit only
     ("5, 2, 1, 5, 2…"). Here: every digit of the decade under one decade, 1-2-5 steps written
-    in full up to three decades, and powers of ten (10⁻³) over more.
+    in full up to three decades, and powers of ten (10⁻³) over more. ``decades``: the powers
+    of ten alone (0.01, 0.1, 1, 10), for a narrow panel.
     """
     positive = _positive(values)
     if positive.size == 0:
@@ -718,10 +741,12 @@ def log_axis(values) -> dict:
     span = math.log10(high / low)
     if span > 3:
         return {"type": "log", "dtick": math.ceil(span / 6), "exponentformat": "power"}
-    digits = range(1, 10) if span < 1 else (1, 2, 5)
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    ticks = [d * 10.0**k for k in range(first, last + 1) for d in digits]
-    ticks = [t for t in ticks if low / 2 <= t <= high * 2]
+    for digits in ((1,) if decades else (), range(1, 10) if span < 1 else (1, 2, 5)):
+        ticks = [d * 10.0**k for k in range(first, last + 1) for d in digits]
+        ticks = [t for t in ticks if low / 2 <= t <= high * 2]
+        if len(ticks) >= 2:  # decades alone mark fewer than two ticks under a decade
+            break
     return {"type": "log", "tickvals": ticks, "ticktext": [_tick_label(t) for t in ticks]}
 
 
@@ -755,9 +780,10 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
     ``None``): one vertical marker trace named ``"stop: <criterion>"`` per criterion that
     fires, in the panel of its criterion.
     """
+    # Two short lines each: on one line the two titles ran into each other below 1400 px.
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08, subplot_titles=(
-        "classical criteria, normalized by t = 0",
-        "checks on the classifier's decisions (until they settle)"))
+        "classical criteria,<br>normalized by t = 0",
+        "checks on the classifier's<br>decisions (until they settle)"))
     iterations = np.asarray(iterations)
     for name, values in classical.items():
         fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
@@ -797,8 +823,9 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         end = min(iterations[-1], max(1.25 * end, end + 10))
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
-    fig.update_layout(height=TEACHING_HEIGHT + 40, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_annotations(font={"size": 13})
+    fig.update_layout(height=TEACHING_HEIGHT + 50, plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
     return fig
 
@@ -817,15 +844,41 @@ def settled_iteration(iterations, series) -> int:
     return int(iterations[min(last, iterations.size - 1)])
 
 
+#: The solvers' colours: one per solver of ``ui.solvers.SOLVERS``, in its order, the supervised
+#: baseline black, so that a solver wears the same colour in every chart of a page whichever
+#: solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey (the
+#: unlabeled points' colour), with Tol's indigo, olive and wine instead (colour-blind safe too).
+SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
+                  "#CC79A7", "#999933", "#882255")
+
+
 def _solver_colors(names) -> dict:
-    palette = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-               "#CC79A7", "#999999", "#882255")
-    return {name: palette[i % len(palette)] for i, name in enumerate(names)}
+    """Each run name's colour: a run of solver ``S`` (``"S"``, or ``"S:preset"`` when the
+    Compare page runs both presets) wears ``S``'s colour of ``SOLVER_PALETTE``; a name outside
+    the app's solvers (a lesson's "DA") takes the first colour none of ``names`` wears."""
+    order = list(SOLVERS)
+    fixed = {name: SOLVER_PALETTE[order.index(_solver_of(name)) % len(SOLVER_PALETTE)]
+             for name in names if _solver_of(name) in order}
+    free = iter([c for c in SOLVER_PALETTE if c not in fixed.values()] or SOLVER_PALETTE)
+    return {name: fixed[name] if name in fixed else next(free, SOLVER_PALETTE[0])
+            for name in names}
+
+
+def _solver_of(name: str) -> str:
+    """The solver of a run name (``"LDS:paper"`` -> ``"LDS"``)."""
+    return name.partition(":")[0]
+
+
+def _is_default_preset(name: str) -> bool:
+    """Whether a run name is the generic-default half of the Compare page's "both"."""
+    return name.partition(":")[2] == DEFAULT
 
 
 def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
-    """Unlabeled error per solver over the label draws: one box (with its points) per solver,
-    and the supervised baseline's mean error as a dashed horizontal line."""
+    """Unlabeled error per solver over the label draws: one horizontal box (with its points)
+    per solver, named on its left as the time chart names its bars, and the supervised
+    baseline's mean error as a dashed vertical line. A generic-default run of the Compare
+    page's "both" is drawn hollow in its solver's colour."""
     titles = titles or {}
     names = list(dict.fromkeys(r["solver"] for r in rows))
     colors = _solver_colors(names)
@@ -833,23 +886,42 @@ def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
     for name in names:
         errors = [100 * r["unlabeled_error"] for r in rows
                   if r["solver"] == name and not r["error"]]
-        fig.add_trace(go.Box(y=errors, name=titles.get(name, name), boxpoints="all",
-                             jitter=0.4, pointpos=0, marker={"color": colors[name], "size": 6},
-                             line={"color": colors[name]}, showlegend=False))
+        fig.add_trace(go.Box(x=errors, name=titles.get(name, name), boxpoints="all",
+                             jitter=0.4, pointpos=0, orientation="h",
+                             marker={"color": colors[name], "size": 6},
+                             line={"color": colors[name]},
+                             fillcolor="white" if _is_default_preset(name) else None,
+                             showlegend=False))
     baseline = [100 * r["unlabeled_error"] for r in rows
                 if r["solver"] == "SVMBaseline" and not r["error"]]
     if baseline:
         # Named in the legend: a label on the line itself would sit behind one of the boxes.
         dashed = {"color": "black", "dash": "dash"}
-        fig.add_hline(y=float(np.mean(baseline)), line=dashed)
+        fig.add_vline(x=float(np.mean(baseline)), line=dashed)
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dashed,
                                  name="supervised SVM (mean)", showlegend=True))
-    fig.update_layout(height=TEACHING_HEIGHT, plot_bgcolor="white",
+    fig.update_layout(height=_bars_height(len(names)) + 30, plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
-    fig.update_yaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True,
+                      legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"})
+    fig.update_xaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True,
                      gridcolor="#eeeeee")
+    fig.update_yaxes(autorange="reversed")  # the first solver on top, as in the table
     return fig
+
+
+def _bars_height(n_bars: int) -> int:
+    """Height of a chart of ``n_bars`` horizontal bars or boxes and an x axis title: 32 px a
+    bar, at least 140 px of plot."""
+    return 60 + max(32 * n_bars, 140)
+
+
+#: Pixel sizes of the objective small multiples: a panel's plot area, a panel title's line
+#: (12 px text), and what an x axis takes below a panel (ticks and title).
+PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 17, 44
+#: Characters of a panel title's line: four panels in a row, 20 characters of 12 px text (about
+#: 115 px) fit a panel and its spacing in the narrowest chart (564 px wide, in a window 1024 px
+#: wide: 100 px a panel, 30 px between panels).
+PANEL_TITLE_WIDTH = 20
 
 
 def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) -> go.Figure:
@@ -858,19 +930,24 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
     Each dot is one label draw; a filled circle is a success (at most 1 % of the unlabeled
     points wrong), an open one a failure. Objectives of different solvers are different
     functions, so each panel has its own x axis. The baseline (no objective over unlabeled
-    points) is left out.
+    points) is left out. Spacing is set in pixels (plotly's is a fraction of the height, which
+    left tall gaps between the rows of a tall figure): each row's titles sit just below the
+    row above's axis titles.
     """
     titles = titles or {}
     names = [n for n in dict.fromkeys(r["solver"] for r in rows) if n != "SVMBaseline"]
     names = [n for n in names if any(np.isfinite(r["objective"]) for r in rows
                                      if r["solver"] == n)]
-    colors = _solver_colors(["SVMBaseline", *names])
+    colors = _solver_colors(names)
     n_cols = max(1, min(n_cols, len(names)))
     n_rows = max(1, math.ceil(len(names) / n_cols))
+    panel_titles = [_panel_title(titles.get(n, n)) for n in names] or [""]
+    title_height = TITLE_LINE * max(t.count("<br>") + 1 for t in panel_titles) + 8
+    gap = X_AXIS_HEIGHT + title_height
+    plot_height = n_rows * PANEL_HEIGHT + (n_rows - 1) * gap
     fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,
-                        vertical_spacing=0.18,
-                        subplot_titles=[_panel_title(titles.get(n, n)) for n in names]
-                        or [""])
+                        vertical_spacing=gap / plot_height if n_rows > 1 else 0.0,
+                        subplot_titles=panel_titles)
     for k, name in enumerate(names):
         mine = [r for r in rows if r["solver"] == name and not r["error"]]
         fig.add_trace(go.Scatter(
@@ -883,36 +960,45 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
             hovertemplate="draw %{customdata}<br>objective %{x:.4g}<br>error %{y:.1f} %"
                           "<extra></extra>",
         ), row=k // n_cols + 1, col=k % n_cols + 1)
-    fig.update_xaxes(title_text="objective", showgrid=False, nticks=4)
+    fig.update_xaxes(title_text="objective", title_standoff=4, showgrid=False, nticks=4)
     fig.update_yaxes(rangemode="tozero", showgrid=True, gridcolor="#eeeeee")
     for row in range(1, n_rows + 1):
         fig.update_yaxes(title_text="error (%)", row=row, col=1)
-    fig.update_annotations(font={"size": 13})  # the panel titles
-    fig.update_layout(height=260 * n_rows + 50, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    fig.update_annotations(font={"size": 12}, yshift=2)  # the panel titles
+    fig.update_layout(height=plot_height + title_height + X_AXIS_HEIGHT + 10,
+                      plot_bgcolor="white",
+                      margin={"l": 10, "r": 10, "t": title_height, "b": X_AXIS_HEIGHT + 10})
     return fig
 
 
 def _panel_title(title: str) -> str:
-    """A solver's title on two lines, its parenthesis below ("LapSVM in the primal<br>(Newton /
-    PCG)"): one line is wider than a panel of four in a row."""
-    name, bracket, rest = title.partition(" (")
-    return f"{name}<br>{bracket.strip()}{rest}" if bracket else title
+    """A run's title in lines of at most ``PANEL_TITLE_WIDTH`` characters, each part of
+    "solver (what) — preset" on lines of its own ("LapSVM in the primal<br>(Newton / PCG)"):
+    one line is wider than a panel of four in a row."""
+    name, _, preset = title.partition(" — ")
+    solver, bracket, rest = name.partition(" (")
+    parts = [solver, f"({rest}" if bracket else "", preset]
+    return "<br>".join(line for part in parts if part
+                       for line in textwrap.wrap(part, PANEL_TITLE_WIDTH))
 
 
 def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
-    """Median fit time per solver (log scale): one horizontal bar per solver."""
+    """Median fit time per solver (log scale): one horizontal bar per solver, a generic-default
+    run of the Compare page's "both" hatched in its solver's colour."""
     titles = titles or {}
-    colors = _solver_colors([s["solver"] for s in summary])
+    names = [s["solver"] for s in summary]
+    colors = _solver_colors(names)
     fig = go.Figure(go.Bar(
-        y=[titles.get(s["solver"], s["solver"]) for s in summary],
+        y=[titles.get(name, name) for name in names],
         x=[s["median_seconds"] for s in summary], orientation="h",
-        marker={"color": [colors[s["solver"]] for s in summary]},
+        marker={"color": [colors[name] for name in names],
+                "pattern": {"shape": ["/" if _is_default_preset(name) else ""
+                                      for name in names], "fillmode": "replace"}},
         hovertemplate="%{y}: %{x:.3g} s<extra></extra>",
     ))
     fig.update_xaxes(**log_axis([s["median_seconds"] for s in summary]),
                      title_text="median fit time (s)", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(height=60 + 32 * len(summary), plot_bgcolor="white",
+    fig.update_layout(height=_bars_height(len(summary)), plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})
     return fig

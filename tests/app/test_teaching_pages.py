@@ -186,6 +186,8 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert len(rows) == 2 * 3
     summary = at.dataframe[0].value
     assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
+    # a difference of two error rates is in percentage points, not in points (issue 29, 17)
+    assert "vs SVM (percentage points)" in summary.columns
     errors, objective, timing = plotly_specs(at)
     assert sum(t["type"] == "box" for t in errors["data"]) == 3
     assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")
@@ -255,6 +257,24 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     shown = list(at.dataframe[0].value["solver"])
     assert "LDS (low density separation) — as in the paper" in shown
     assert "LDS (low density separation) — the generic default" in shown
+
+    # one colour per solver on the whole page: its two presets' boxes, panels and bars
+    errors, objective, timing = plotly_specs(at)
+    worn = {}
+    for trace in errors["data"] + objective["data"]:
+        if trace["type"] in ("box", "scatter") and trace.get("marker", {}).get("color"):
+            worn.setdefault(trace["name"].split(" — ")[0], set()).add(trace["marker"]["color"])
+    for name, color in zip(timing["data"][0]["y"], timing["data"][0]["marker"]["color"],
+                           strict=True):
+        worn.setdefault(name.split(" — ")[0], set()).add(color)
+    assert set(worn) == {"Supervised SVM (labeled points only)", "LDS", "LapSVM in the primal"}
+    assert all(len(colors) == 1 for colors in worn.values()), worn
+    assert len({c for colors in worn.values() for c in colors}) == 3
+    # the objective panels' titles: short lines, and the rows close together
+    texts = [a["text"] for a in objective["layout"]["annotations"]]
+    assert texts[:2] == ["LDS<br>as in the paper", "LDS<br>the generic default"]
+    assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
+    assert objective["layout"]["margin"]["t"] >= 2 * 12  # two lines of 12 px above the panels
 
     # the choice travels in the share link, and a new session opens Compare on it
     (link,) = at.sidebar.code

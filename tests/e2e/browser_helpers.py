@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 SCREENSHOTS = Path(os.environ.get("S3VM_SCREENSHOTS", tempfile.gettempdir())) / "s3vm-e2e"
@@ -124,3 +125,19 @@ def wait_for_metric(page, label: str, expected: str, timeout: float = 20.0) -> N
                 '[data-testid="stMetricValue"]').innerText.trim() === expected)""",
         arg=[label, expected], timeout=timeout * 1000,
     )
+
+
+def wait_until_idle(page, timeout=180.0):
+    """Until Streamlit's 'Running…' indicator has been gone for a moment."""
+    deadline = time.monotonic() + timeout
+    quiet_since = None
+    while time.monotonic() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count()
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 1.0:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the page was still running after the timeout")

@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from browser_helpers import screenshot
+from browser_helpers import screenshot, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -17,22 +17,6 @@ PAGES = [
     ("about", "About the solvers", 0),
 ]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
-
-
-def wait_until_idle(page, timeout=180.0):
-    """Until Streamlit's 'Running…' indicator has been gone for a moment."""
-    deadline = time.monotonic() + timeout
-    quiet_since = None
-    while time.monotonic() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"]').count()
-        if running:
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > 1.0:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the page was still running after the timeout")
 
 
 @pytest.mark.parametrize(("path", "title", "n_charts"), PAGES)

@@ -1,5 +1,6 @@
 """The teaching pages' figures contain what their captions promise."""
 
+import math
 import warnings
 
 import numpy as np
@@ -19,6 +20,8 @@ from ui.figures import (
     soft_labels_figure,
     stopping_figure,
 )
+from ui.presets import DEFAULT, PAPER, TITLES
+from ui.solvers import SOLVERS
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +83,17 @@ def test_boundary_small_multiples_draw_one_boundary_per_panel(continuation):
     # Without a grid (d > 2) only the points are drawn.
     flat = boundary_multiples_figure([(p[0], None, p[2]) for p in panels], X, labels)
     assert {t.type for t in flat.data} == {"scatter"}
+    # Equal scales shrink each panel's domain towards its title, not the range: a widened
+    # range left each picture far below its title (issue 29's screenshots).
+    assert fig.layout.yaxis.constrain == "domain" and fig.layout.yaxis.constraintoward == "top"
+    assert fig.layout.height < 2 * 260 + 40
+
+
+def test_effective_loss_panels_share_one_axis_title():
+    # three titles "f(x') of an unlabeled point" ran into each other at 1024 px
+    fig = effective_loss_figure([10.0, 0.0])
+    titles = [fig.layout[f"xaxis{k}"].title.text for k in ("", 2, 3)]
+    assert titles == [None, "f(x′) of an unlabeled point x′", None]
 
 
 def test_objective_path_marks_every_stage_end(continuation):
@@ -90,6 +104,12 @@ def test_objective_path_marks_every_stage_end(continuation):
     assert [t.name for t in fig.data] == ["L_γ (minimized)", "objective (2), γ = 0"]
     assert len(fig.layout.shapes) == len(ends) == 11  # the eleven gammas of §3.2
     assert fig.layout.yaxis.type == "log"
+    # ticks written as numbers: plotly's own read "2, 10k, 5, 2, 1000" on the Continuation page
+    axis = fig.layout.yaxis
+    labels = axis.ticktext or ()
+    assert all(not label.isdigit() or float(label) == value
+               for label, value in zip(labels, axis.tickvals or (), strict=True))
+    assert labels or axis.exponentformat == "power"
 
 
 def test_effective_loss_one_panel_per_loss_one_curve_per_temperature():
@@ -141,6 +161,12 @@ def test_annealing_curves_read_left_to_right_as_t_falls():
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.autorange == "reversed"
     assert fig.layout.xaxis2.autorange == "reversed"
     assert len(fig.layout.shapes) == 2  # the chosen T in both panels
+    # powers of ten on the narrow T axes, over the decades a run spans (plotly's own ticks
+    # read "10 5 2 1 5 2 0.1 5 2")
+    wide = annealing_curves_figure([10 / 1.5**k for k in range(16)], [1.0] * 16, [1.0] * 16)
+    assert wide.layout.xaxis.ticktext == ("0.1", "1", "10")
+    assert fig.layout.xaxis.ticktext  # under a decade: 1-2-5 steps, never a lone tick
+    assert len(fig.layout.xaxis.ticktext) >= 2
 
 
 def test_stopping_figure_has_one_marker_per_criterion_that_fires():
@@ -193,8 +219,8 @@ def test_compare_errors_one_box_per_solver_and_the_baseline_line():
     fig = compare_errors_figure(_rows(), {"LapSVM": "LapSVM title"})
     boxes = [t for t in fig.data if t.type == "box"]
     assert [t.name for t in boxes] == ["SVMBaseline", "LapSVM title", "QNS3VM"]
-    assert list(boxes[1].y) == [0.0, 10.0, 20.0]
-    assert fig.layout.shapes[0].y0 == pytest.approx(30.0)
+    assert list(boxes[1].x) == [0.0, 10.0, 20.0]  # horizontal: long names read on the left
+    assert fig.layout.shapes[0].x0 == pytest.approx(30.0)
     # The dashed line is named in the legend, not by a label on the line: over the first box,
     # that label was hidden behind it (issue 20).
     assert not fig.layout.annotations
@@ -214,11 +240,104 @@ def test_compare_objective_panel_titles_fit_their_panels():
     fig = compare_objective_figure(_rows(), titles)
     texts = [a.text for a in fig.layout.annotations]
     assert texts == ["LapSVM in the primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
-    assert all(len(line) <= 24 for text in texts for line in text.split("<br>"))
+    assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
     assert fig.layout.margin.t >= 2 * fig.layout.annotations[0].font.size  # two lines fit
     lap = fig.data[0]
     assert list(lap.marker.symbol) == ["circle", "circle-open", "circle-open"]
     assert list(lap.x) == [1.0, 1.1, 1.2]
+
+
+def _both_rows():
+    """A comparison of "both": each solver as in its paper and with its generic defaults."""
+    rows = []
+    for draw in range(2):
+        rows.append({"solver": "SVMBaseline", "draw": draw, "success": False,
+                     "unlabeled_error": 0.3, "objective": math.nan, "seconds": 0.01,
+                     "error": "", "error_vs_baseline": 0.0})
+        for solver in SOLVERS:
+            if solver == "SVMBaseline":
+                continue
+            for preset in ("paper", "default"):
+                rows.append({"solver": f"{solver}:{preset}", "draw": draw, "success": True,
+                             "unlabeled_error": 0.0, "objective": 1.0 + draw, "seconds": 0.1,
+                             "error": "", "error_vs_baseline": -0.3})
+    return rows
+
+
+def _trace_colors(fig) -> dict:
+    """Each trace's name -> its colour (a bar chart: each bar's)."""
+    colors = {}
+    for trace in fig.data:
+        if trace.type == "bar":
+            colors.update(zip(trace.y, trace.marker.color, strict=True))
+        elif trace.name and trace.showlegend is not True:
+            colors[trace.name] = trace.marker.color
+    return colors
+
+
+def test_a_solver_wears_one_colour_on_every_compare_chart_whichever_ran():
+    # The colours were dealt in each chart's order: the objective panels (no baseline) shifted
+    # every solver's colour by one, and a solver's two presets wore two colours (issue 29, 13).
+    from ui.comparison import summarize
+
+    rows = _both_rows()
+    titles = {name: name.partition(":")[0] for name in {r["solver"] for r in rows}}
+    charts = [compare_errors_figure(rows, titles), compare_objective_figure(rows, titles),
+              compare_time_figure(summarize(rows), titles)]
+    colors = [_trace_colors(fig) for fig in charts]
+    for solver in SOLVERS:
+        worn = {c[solver] for c in colors if solver in c}
+        assert len(worn) == 1, (solver, worn)
+    by_solver = {solver: colors[0][solver] for solver in SOLVERS}
+    assert len(set(by_solver.values())) == len(SOLVERS)  # no two solvers share a colour
+    # ... and the same colour when fewer solvers ran
+    few = [r for r in rows if r["solver"].partition(":")[0] in ("SVMBaseline", "LapSVM")]
+    alone = _trace_colors(compare_objective_figure(few, titles))
+    assert alone == {"LapSVM": by_solver["LapSVM"]}
+
+
+def test_compare_defaults_are_hollow_boxes_and_hatched_bars():
+    from ui.comparison import summarize
+
+    rows = _both_rows()
+    boxes = {t.name: t for t in compare_errors_figure(rows).data if t.type == "box"}
+    assert boxes["LDS:default"].fillcolor == "white" and boxes["LDS:paper"].fillcolor is None
+    (bars,) = compare_time_figure(summarize(rows)).data
+    hatched = dict(zip(bars.y, bars.marker.pattern.shape, strict=True))
+    assert hatched["LDS:default"] == "/" and hatched["LDS:paper"] == ""
+
+
+def test_compare_objective_rows_of_panels_sit_close_and_titles_fit_their_panels():
+    # "both" gives 18 panels in 5 rows: the spacing was a fraction of the height (0.18), 245 px
+    # between rows, and the titles "LDS (low density separation) — the generic default" ran
+    # over their neighbours'.
+    titles = {f"{s}:{p}": f"{spec.title.partition(' (')[0]} — {TITLES[p]}"
+              for s, spec in SOLVERS.items() for p in (PAPER, DEFAULT)}
+    fig = compare_objective_figure(_both_rows(), titles)
+    layout = fig.layout
+    plot_height = layout.height - layout.margin.t - layout.margin.b
+    tops = sorted({round(layout[f"yaxis{k or ''}"].domain[1], 6) for k in range(19)
+                   if layout[f"yaxis{k or ''}"] is not None}, reverse=True)
+    assert len(tops) == 5
+    bottoms = sorted({round(a.domain[0], 6) for a in (layout[f"yaxis{k or ''}"]
+                                                     for k in range(19)) if a is not None},
+                     reverse=True)
+    font = layout.annotations[0].font.size
+    most_lines = max(a.text.count("<br>") + 1 for a in layout.annotations)
+    for bottom, top in zip(bottoms, tops[1:], strict=False):
+        gap = (bottom - top) * plot_height  # px between a row and the next one's plot
+        # room for the axis ticks and title above and the titles below, and not much more
+        assert 30 + most_lines * font <= gap <= 70 + most_lines * 1.4 * font, gap
+    assert layout.margin.t >= most_lines * font  # the first row's titles fit above it
+    # each title line fits its panel and the spacing beside it in the narrowest chart (564 px
+    # wide at a 1024 px window, 500 px of plots), at half an em a character (Source Sans)
+    slots = [(a.domain[1] - a.domain[0] + 0.06) * 500 for a in
+             (layout[f"xaxis{k or ''}"] for k in range(19)) if a is not None]
+    longest = max(len(line) for a in layout.annotations for line in a.text.split("<br>"))
+    assert longest * 0.5 * font <= min(slots)
+    texts = [a.text for a in layout.annotations]
+    assert "LDS<br>the generic default" in texts
+    assert "TSVM with label<br>switching<br>as in the paper" in texts
 
 
 def test_compare_time_one_bar_per_solver():
