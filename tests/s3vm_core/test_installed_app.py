@@ -1,6 +1,8 @@
-"""The package as a user installs it: the wheel, in a fresh virtual environment outside the
-checkout, serves the app (`s3vm app`) and fits (`s3vm fit`) from another folder."""
+"""The package as a user installs it: the wheel ships the app and the components' pages, and,
+in a fresh virtual environment outside the checkout, serves the app (`s3vm app`) and fits
+(`s3vm fit`) from another folder."""
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,16 +22,31 @@ from toy_data import pick_labeled, two_moons
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[2]
+FRONTENDS = ("ui/player_frontend", "ui/counter_frontend")
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """The wheel built from the checkout, offline (the build backend is the test environment's)."""
-    folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(CHECKOUT), "--no-deps",
-                    "--no-build-isolation", "--quiet", "-w", str(folder)],
-                   check=True, capture_output=True, cwd=folder)
-    return next(folder.glob("s3vm_explorer-*.whl"))
+def build(tmp_path_factory):
+    """The wheel and the editable wheel built, offline, from a copy of what the build reads
+    (so that the build leaves nothing in the checkout), with the build's output."""
+    folder = tmp_path_factory.mktemp("build")
+    source = folder / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "app.py"):
+        shutil.copy(CHECKOUT / name, source / name)
+    for tree in ("s3vm_core", "toy_data", "ui", "pages", "docs", ".streamlit"):
+        shutil.copytree(CHECKOUT / tree, source / tree,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
+         "b.build_wheel(sys.argv[1]); b.build_editable(sys.argv[1])", str(folder)],
+        cwd=source, capture_output=True, text=True, check=True)
+    return next(folder.glob("s3vm_explorer-*-py3-none-any.whl")), built.stdout + built.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build):
+    return build[0]
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +65,17 @@ def installed(wheel, tmp_path_factory):
     return root / "bin"
 
 
-def test_the_wheel_carries_the_app(wheel):
-    names = set(zipfile.ZipFile(wheel).namelist())
+def test_the_wheel_carries_the_app_and_the_build_says_nothing_is_ignored(build):
+    wheel, output = build
+    # `make install` printed about 40 lines of "Package would be ignored" for the frontends
+    assert "would be ignored" not in output
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    frontends = {str(path.relative_to(CHECKOUT)) for folder in FRONTENDS
+                 for path in (CHECKOUT / folder).iterdir() if path.is_file()}
+    assert frontends and frontends <= shipped, frontends - shipped
     for name in ("s3vm_explorer/app.py", "s3vm_explorer/pages/watch.py",
-                 "s3vm_explorer/.streamlit/config.toml", "s3vm_explorer/docs/benchmarks.md",
-                 "ui/player_frontend/player.js", "ui/player_frontend/index.html"):
-        assert name in names, name
+                 "s3vm_explorer/.streamlit/config.toml", "s3vm_explorer/docs/benchmarks.md"):
+        assert name in shipped, name
 
 
 def test_s3vm_fit_runs_from_another_folder(installed, tmp_path):
