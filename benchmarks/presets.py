@@ -25,6 +25,12 @@ boundary, so the DA paper's "every unlabeled point right" is out of reach).
 
 Run ``python -m benchmarks.presets [--n-jobs 2] [--quick]`` (``--quick``: 3 draws, the toy
 data sets only).
+
+``--sizes 200 500 1000 2000`` measures instead the presets as the app runs them at those n
+(``ui.presets.preset_params`` with n, the form that ``ui.solvers.run_form`` picks above
+``SCALABLE_ABOVE``), on every data set with presets whose size the app lets change, over the
+same label draws (seed-0 data of each n), beside the preset unscaled where
+``ui.presets.scaled`` changes it (results in ``benchmarks/results/presets_by_size``).
 """
 
 from __future__ import annotations
@@ -43,9 +49,11 @@ from benchmarks.sweep import (
 )
 from benchmarks.sweep import size as size_of
 from toy_data import DATASETS
-from ui.presets import PAPER_PRESETS, paper_preset
+from ui.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
+from ui.solvers import run_form
 
 NAME = "presets"
+BY_SIZE = "presets_by_size"
 #: Unlabeled error at or below which a draw counts in the "≤ 1 %" column.
 GOOD_ERROR = 0.01
 
@@ -218,8 +226,70 @@ def table(results: list[dict]) -> str:
     return markdown_table(header, rows)
 
 
+#: Labels per class of each data set, as in the presets table.
+_PER_CLASS = {"two_moons": 1, "two_circles": 1, "g50c": 25, "g10n": 25, "gaussian_2c": 12,
+              "gaussian_4c": 12}
+#: The method name of a preset run as chosen at the data set's own size.
+UNSCALED = " (unscaled)"
+
+
+def size_tasks(sizes: list[int], draws: int) -> list[dict]:
+    """The paper presets as the app runs them on ``n`` points, for each n of ``sizes``, and
+    unscaled where ``ui.presets.scaled`` changes them."""
+    out = []
+    for name, per_class in _PER_CLASS.items():
+        spec = DATASETS[name]
+        solvers = [solver for (dataset, solver) in PAPER_PRESETS if dataset == name]
+        for n in sizes:
+            data = {"name": "make_dataset", "kwargs": {"name": name, "n_samples": n,
+                                                       "noise": spec.noise},
+                    "n_per_class": per_class, "data_seed": 0}
+            methods = {}
+            for solver in solvers:
+                chosen = preset_params(name, solver, PAPER, n)
+                methods[solver] = [{"estimator": solver, **run_form(solver, n, chosen)[0]}]
+                if scaled(name, solver, n):
+                    unscaled = run_form(solver, n, paper_preset(name, solver).params)[0]
+                    methods[solver + UNSCALED] = [{"estimator": solver, **unscaled}]
+            out += make_tasks({name: data}, methods, draws, experiment=BY_SIZE, n=n)
+    return out
+
+
+def size_table(results: list[dict]) -> str:
+    """Mean unlabeled error and the draws at most 1 % wrong, per data set, solver and n; the
+    unscaled preset beside where the app scales it."""
+    sizes = sorted({r["n"] for r in results})
+    cells: dict[tuple, dict] = {}
+    for r in results:
+        if r["status"] == "ok":
+            cells.setdefault((r["data_name"], r["method"], r["n"]), []).append(
+                r["error_unlabeled"])
+    rows = []
+    for data_name, method in dict.fromkeys((d, m) for d, m, _ in cells):
+        row = [DATASETS[data_name].title, method]
+        for n in sizes:
+            errors = np.array(cells.get((data_name, method, n), []))
+            row.append("–" if errors.size == 0 else
+                       f"{100 * errors.mean():.1f} ({int(np.sum(errors <= GOOD_ERROR))}/"
+                       f"{errors.size})")
+        rows.append(row)
+    return markdown_table(["data set", "solver", *(f"n = {n:,}" for n in sizes)], rows)
+
+
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], NAME).parse_args(argv)
+    p = parser(__doc__.splitlines()[0], NAME)
+    p.add_argument("--sizes", type=int, nargs="+", default=None,
+                   help="measure the presets as the app runs them at these n instead")
+    args = p.parse_args(argv)
+    if args.sizes:
+        draws = {"full": 10, "quick": 3, "tiny": 1}[size_of(args)]
+        if args.out == p.get_default("out"):
+            args.out = args.out.with_name(BY_SIZE)
+        results = run_from_args(args, size_tasks(args.sizes, draws), BY_SIZE)
+        print(f"\n### Presets at every size ({size_of(args)}; mean unlabeled error, % "
+              f"(draws ≤ 1 %))\n")
+        print(size_table(results))
+        return results
     results = run_from_args(args, tasks(size_of(args)), NAME)
     print(f"\n### Presets as in the paper against the defaults, on the app's data "
           f"({size_of(args)})\n")

@@ -53,35 +53,47 @@ def parameter_form(name: str, n_columns: int = 3) -> dict:
     return values
 
 
+def n_points() -> int | None:
+    """The number of points the sidebar generates, which a paper preset follows
+    (``ui.presets.scaled``); None before the sidebar has set it."""
+    n = st.session_state.get(keys.N_SAMPLES)
+    return None if n is None else int(n)
+
+
 def current_preset(dataset: str, solver: str) -> str | None:
-    """The preset whose values the form holds (the paper's first), or None when the user has
-    changed them."""
-    return presets.matching_preset(dataset, solver, keys.form_values(solver))
+    """The preset whose values the form holds (the paper's first, on the session's n), or
+    None when the user has changed them."""
+    return presets.matching_preset(dataset, solver, keys.form_values(solver), n_points())
 
 
 def apply_preset(dataset: str, solver: str, name: str) -> None:
-    """Fill ``solver``'s form with preset ``name`` (a button's callback, or before the form is
-    drawn) and remember it was applied for this data set."""
+    """Fill ``solver``'s form with preset ``name`` on the session's n (a button's callback, or
+    before the form is drawn) and remember it was applied for this data set and n."""
     state = st.session_state
-    keys.set_form_values(solver, presets.preset_values(dataset, solver, name))
+    keys.set_form_values(solver, presets.preset_values(dataset, solver, name, n_points()))
     state[keys.PRESET_APPLIED] = {**state.get(keys.PRESET_APPLIED, {}),
-                                  solver: [dataset, name]}
+                                  solver: [dataset, name, n_points()]}
 
 
 def open_on_preset(dataset: str, solver: str) -> None:
     """On every page, before the Watch page's form is drawn: a solver's form opens on its
     preset as in the paper where the data set has one (the generic default elsewhere); when
-    the data set has changed since a preset was applied and the form still holds it, the new
-    data set's preset replaces it. Values the user typed, or a shared link set, are left
-    alone."""
+    the data set or its n has changed since a preset was applied and the form still holds
+    it, the preset for the new data replaces it (a paper preset follows n,
+    ``ui.presets.scaled``). Values the user typed, or a shared link set, are left alone."""
     state = st.session_state
     drawn = any(keys.solver_param_key(solver, p.name) in state for p in SOLVERS[solver].params)
     applied = state.get(keys.PRESET_APPLIED, {}).get(solver)
     if not drawn:
         apply_preset(dataset, solver, presets.first_preset(dataset, solver))
-    elif (applied is not None and applied[0] != dataset
-          and keys.form_values(solver) == presets.preset_values(applied[0], solver, applied[1])):
-        apply_preset(dataset, solver, presets.first_preset(dataset, solver))
+        return
+    if applied is None:
+        return
+    applied_to, name, applied_n = (*applied, None)[:3]  # a link's entry may lack its n
+    if (applied_to, applied_n) != (dataset, n_points()) and keys.form_values(solver) == (
+            presets.preset_values(applied_to, solver, name, applied_n)):
+        apply_preset(dataset, solver, name if applied_to == dataset
+                     else presets.first_preset(dataset, solver))
 
 
 #: The Watch page's buttons that fill the form with a preset.
@@ -106,6 +118,9 @@ def preset_line(container, dataset: str, solver: str) -> None:
     else:
         text = "Parameters: your own."
         others = [presets.PAPER, presets.DEFAULT] if paper is not None else [presets.DEFAULT]
+    if current == presets.PAPER and (why := presets.scaled_caption(dataset, solver,
+                                                                    n_points())):
+        text += " " + why
     line, *places = container.columns([4, *[2] * len(others)], vertical_alignment="center")
     line.caption(text)
     for place, name in zip(places, others, strict=True):

@@ -193,7 +193,8 @@ def comparison(data: tuple, k: int, n_per_class: int, solvers: tuple, preset: st
             run = f"{solver}:{name}" if twice else solver
             names.append(run)
             runs[run] = solver
-            params[run], forms[run] = _form(solver, len(X), preset_params(dataset, solver, name))
+            chosen = preset_params(dataset, solver, name, len(X))  # a paper's follows n
+            params[run], forms[run] = _form(solver, len(X), chosen)
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=data[3], params=params, runs=runs, progress=progress,
                            scheduler=scheduler, n_jobs=_jobs(len(X)))

@@ -7,6 +7,10 @@ generates it (``python -m benchmarks.presets``; the table is in docs/benchmarks.
 as in the paper"). Each cites its source. The generic default is every solver's own default:
 the papers' data-independent rules, such as sigma = the median pairwise distance (LDS paper
 §2.3.2), which suit no data set in particular (docs/deviations.md, "Defaults").
+
+A paper preset is chosen at the data set's registry size; on another n the parameters that
+count points (``SCALED_WITH_N``) are carried to it (``scaled``), and the page says so
+(``scaled_caption``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from toy_data import DATASETS
 from ui.solvers import SOLVERS
 
 PAPER = "paper"
@@ -108,6 +113,62 @@ PAPER_PRESETS: dict[tuple[str, str], Preset] = {
 }
 
 
+#: Parameters of a paper preset that follow the number of points n, as the power of n / n0
+#: they are multiplied by (n0: the data set's registry size, where the preset was chosen).
+#: The graph of LapSVM and LapRLSC (LapSVM paper §2) is kept as it was at n0: k grows with n,
+#: so that each point's neighbours stay within the same radius (with the same heat-kernel
+#: width, the mean neighbour distance measured on the data, ``s3vm_core.graph``); the
+#: intrinsic norm fᵀLf then sums over n times more points whose normalized degrees are the
+#: same, so γ_I falls as 1/n to keep its balance with the loss of the labeled points -- the
+#: normalization γ_I / (l + u)² of manifold regularization for the unnormalized Laplacian,
+#: whose degrees also grow with n, that the LapSVM paper drops "for simplicity" (eq. (2)). A
+#: fixed k at n = 2,000 shrinks the neighbourhoods: on two moons the boundary fragmented
+#: (22.5 % unlabeled error against 1.2 % at n = 200; docs/benchmarks.md, "Presets at every
+#: size").
+SCALED_WITH_N = {"n_neighbors": 1, "gamma_I": -1}
+
+
+def _carried(name: str, value, ratio: float, n_points: int):
+    """``value`` of parameter ``name`` carried from a preset's size to ``n_points``."""
+    value = value * ratio ** SCALED_WITH_N[name]
+    if name == "n_neighbors":
+        return int(min(max(round(value), 1), n_points - 1))
+    return float(f"{value:.3g}")
+
+
+def scaled(dataset: str, solver: str, n_points: int | None) -> dict:
+    """``{parameter: (the paper preset's value, its value on n_points points)}`` for the
+    parameters that follow n (``SCALED_WITH_N``) and change; empty when the data set is at
+    its preset's size (or has a fixed size, or ``n_points`` is None) or has no paper preset."""
+    preset, spec = paper_preset(dataset, solver), DATASETS.get(dataset)
+    if (preset is None or spec is None or spec.fixed_size or n_points is None
+            or n_points == spec.n_samples):
+        return {}
+    changes = {}
+    for param in SOLVERS[solver].params:
+        if param.name in SCALED_WITH_N:
+            value = preset.params.get(param.name, param.default)
+            carried = _carried(param.name, value, n_points / spec.n_samples, n_points)
+            if carried != value:
+                changes[param.name] = (value, carried)
+    return changes
+
+
+def scaled_caption(dataset: str, solver: str, n_points: int | None) -> str | None:
+    """One sentence on what the paper preset changed for ``n_points`` points and why, or None
+    when it changed nothing."""
+    changes = scaled(dataset, solver, n_points)
+    if not changes:
+        return None
+    labels = {p.name: p.label for p in SOLVERS[solver].params}
+    what = ", ".join(f"{labels[name]} {old:g} → {new:g}" for name, (old, new) in changes.items())
+    return (f"Scaled to n = {n_points:,}: {what}. The paper's setting is for "
+            f"{DATASETS[dataset].n_samples:,} points; its graph is kept: k grows with n, so "
+            "that each point's neighbours stay as near, and γ_I falls as 1/n, since fᵀLf then "
+            "sums over that many more points (the 1/(l + u)² of manifold regularization). A "
+            "fixed k fragments the boundary at larger n.")
+
+
 def paper_preset(dataset: str, solver: str) -> Preset | None:
     """The preset "as in the paper" of a solver on a data set, or None if no paper has one."""
     return PAPER_PRESETS.get((dataset, solver))
@@ -118,25 +179,31 @@ def first_preset(dataset: str, solver: str) -> str:
     return PAPER if paper_preset(dataset, solver) is not None else DEFAULT
 
 
-def preset_params(dataset: str, solver: str, name: str) -> dict:
-    """The parameters preset ``name`` sets (the others keep their defaults); ``{}`` for the
-    generic default, or for the paper's where the data set has none."""
+def preset_params(dataset: str, solver: str, name: str, n_points: int | None = None) -> dict:
+    """The parameters preset ``name`` sets (the others keep their defaults) on ``n_points``
+    points (None: the data set's registry size); ``{}`` for the generic default, or for the
+    paper's where the data set has none."""
     preset = paper_preset(dataset, solver) if name == PAPER else None
-    return dict(preset.params) if preset is not None else {}
+    if preset is None:
+        return {}
+    changes = scaled(dataset, solver, n_points)
+    return {**preset.params, **{param: new for param, (_, new) in changes.items()}}
 
 
-def preset_values(dataset: str, solver: str, name: str) -> dict:
-    """Every form value of ``solver`` under preset ``name`` on ``dataset``."""
-    chosen = preset_params(dataset, solver, name)
+def preset_values(dataset: str, solver: str, name: str, n_points: int | None = None) -> dict:
+    """Every form value of ``solver`` under preset ``name`` on ``dataset`` of ``n_points``
+    points (``preset_params``)."""
+    chosen = preset_params(dataset, solver, name, n_points)
     return {p.name: chosen.get(p.name, p.default) for p in SOLVERS[solver].params}
 
 
-def matching_preset(dataset: str, solver: str, values: dict) -> str | None:
-    """The preset whose values ``values`` (a whole form of ``solver``) are, the paper's first;
-    None when they are the user's own."""
+def matching_preset(dataset: str, solver: str, values: dict,
+                    n_points: int | None = None) -> str | None:
+    """The preset whose values on ``n_points`` points ``values`` (a whole form of ``solver``)
+    are, the paper's first; None when they are the user's own."""
     for name in (PAPER, DEFAULT):
         if ((name == DEFAULT or paper_preset(dataset, solver) is not None)
-                and values == preset_values(dataset, solver, name)):
+                and values == preset_values(dataset, solver, name, n_points)):
             return name
     return None
 

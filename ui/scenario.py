@@ -60,7 +60,7 @@ def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
         described = {key: value for key, value in described.items()
                      if key not in ("n", "noise", "seed", "labels")}
         described["file"] = uploaded
-    if params and (preset := matching_preset(dataset, solver, form)) is not None:
+    if params and (preset := matching_preset(dataset, solver, form, n)) is not None:
         described["preset"] = preset
     return described
 
@@ -151,7 +151,7 @@ def parse(text: str) -> tuple[dict, list[str]]:
         if note:
             notes.append(note)
 
-    values.update(_solver_values(data, name, notes))
+    values.update(_solver_values(data, name, values["n"], notes))
     if "budget" in data:
         try:
             values["budget"] = BUDGET.check(data["budget"])
@@ -280,7 +280,7 @@ def _valid_labels(raw, n_points: int, n_classes: int = 2) -> tuple[list[int] | N
     return labels, note
 
 
-def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
+def _solver_values(data: dict, dataset: str, n_points: int, notes: list[str]) -> dict:
     """A scenario's solver and its parameters, each held to its widget (the defaults for those
     it does not give), or its preset's when it names one and gives no parameters; what is
     left out is added to ``notes``. A link with neither leaves the form to open on its preset
@@ -301,7 +301,7 @@ def _solver_values(data: dict, dataset: str, notes: list[str]) -> dict:
         if preset == PAPER and paper_preset(dataset, solver) is None:
             notes.append(f"{SOLVERS[solver].title} has no preset as in the paper on this data "
                          "set: it opens on the generic default.")
-        values["params"] = preset_values(dataset, solver, preset)
+        values["params"] = preset_values(dataset, solver, preset, n_points)
         values["preset"] = preset
         return values
     if "params" not in data:

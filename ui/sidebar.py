@@ -24,8 +24,6 @@ def start_page(uses_data: bool = True) -> None:
     enter_through_the_router()
     warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
-    # before the sidebar's share link: the solver's form holds its preset from the first page
-    open_on_preset(st.session_state[keys.DATASET], st.session_state[keys.SOLVER])
     found = data_controls()
     if notice := st.session_state.pop(keys.LINK_NOTICE, None):
         kind, text = notice
@@ -55,6 +53,10 @@ def data_controls() -> list[str]:
     if spec.fixed_size:  # its box is disabled: no other n could be changed back
         state[keys.N_SAMPLES] = spec.n_samples
     number_box(st.sidebar, N_POINTS, keys.N_SAMPLES, disabled=spec.fixed_size)
+    if not problems([(N_POINTS, state[keys.N_SAMPLES])]):
+        # before the share link: the solver's form holds its preset from the first page, and
+        # a paper preset follows the data set and its n as soon as they change
+        open_on_preset(state[keys.DATASET], state[keys.SOLVER])
     noise = noise_param(spec)
     st.sidebar.slider(noise.label, min_value=noise.low, max_value=noise.high, step=0.01,
                       key=keys.NOISE, help=noise.help)

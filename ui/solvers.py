@@ -80,8 +80,10 @@ GAMMA_A = Param("gamma_A", "γ_A", 1e-6, "Weight of the ambient RKHS norm (LapSV
                 "Table 8 default).", low=1e-8, high=1e3)
 GAMMA_I = Param("gamma_I", "γ_I", 1.0, "Weight of the intrinsic norm fᵀLf (LapSVM paper eq. (1); "
                 "Table 8 default; the library refuses 0).", low=1e-8, high=1e3)
+#: Up to 500: a paper preset's k grows with n (``ui.presets.SCALED_WITH_N``), to 182 for g50c's
+#: 50 at n = 2,000.
 NEIGHBORS = Param("n_neighbors", "k (neighbours)", 6, "Neighbours per point of the k-NN graph "
-                  "(LapSVM paper Table 8: nn).", low=1, high=100, integer=True)
+                  "(LapSVM paper Table 8: nn).", low=1, high=500, integer=True)
 DEGREE_P = Param("p", "p (Laplacian degree)", 1, "The intrinsic norm uses Lᵖ (LapSVM paper "
                  "Table 8).", low=1, high=10, integer=True)
 GRAPH_SIGMA = Param("sigma", "σ (kernel width)", None,

@@ -63,7 +63,7 @@ REGENERATE = "regenerate"    # sidebar button: its clicks so far (ui.counter), a
 REGENERATED = "regenerated"  # the clicks on Regenerate the seed has moved by
 PARAMETER_FORM = "parameter_form"  # the Watch page's form of solver parameters
 RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
-PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name]} last put in its form
+PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name, n]} last put in its form
 WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
 SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
 # The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
@@ -518,7 +518,7 @@ def load_scenario(text: str) -> list[str]:
     solver = values["solver"]
     set_form_values(solver, values.get("params", {}))
     if "preset" in values:
-        state[PRESET_APPLIED] = {solver: [values["dataset"], values["preset"]]}
+        state[PRESET_APPLIED] = {solver: [values["dataset"], values["preset"], values["n"]]}
     state[UPLOAD] = None
     state[ADDED], state[ADDED_FOR] = values["points"], _data_key()
     if "labels" in values:

@@ -138,3 +138,26 @@ def test_an_option_that_means_none_is_shown_chosen_not_as_choose_an_option(app):
         box = at.selectbox(key=state.solver_param_key(solver, name))
         assert box.index is not None and box.options[box.index] == text
         assert shared(at)["params"][name] is None  # the share link still says None
+
+
+def test_at_2000_points_the_lapsvm_preset_keeps_its_graph_and_says_so(app):
+    # issue 29, item 1: the 6 neighbours chosen at n = 200 fragmented the moons at n = 2,000
+    at = watch(app.run(), "LapSVM")
+    assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (6, 10.0)
+    type_number(at.sidebar, state.N_SAMPLES, 2000).run()
+    at.run()  # the run the form's change starts
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (60, 1.0)
+    caption = preset_caption(at)
+    assert caption.startswith("Parameters **as in the paper** for two moons")
+    assert "Scaled to n = 2,000: γ_I 10 → 1, k (neighbours) 6 → 60." in caption
+    assert shared(at)["preset"] == "paper" and shared(at)["params"]["n_neighbors"] == 60
+    # and the lesson is on screen: the moons separated
+    assert float(shown_numbers(at)["unlabeled error"].split(" %")[0]) <= 2.0
+    # back at 200 points the form follows again; a value the user typed stays
+    type_number(at.sidebar, state.N_SAMPLES, 200).run()
+    assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (6, 10.0)
+    type_number(at, state.solver_param_key("LapSVM", "n_neighbors"), 9)
+    at.button[0].click().run()  # the form's Run
+    type_number(at.sidebar, state.N_SAMPLES, 1000).run()
+    assert form(at, "LapSVM")["n_neighbors"] == 9
