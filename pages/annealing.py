@@ -37,7 +37,7 @@ st.markdown(
 X, y_true, X2, labels = current_data()
 require_two_classes(class_count(y_true), "the soft labels and the balance constraint")
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
-dataset = st.session_state[state.DATASET]
+dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns(3)
 preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,

@@ -54,7 +54,7 @@ st.markdown(
 X, y_true, X2, labels = current_data()
 require_two_classes(class_count(y_true), "the smoothed objective")
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
-dataset = st.session_state[state.DATASET]
+dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns(3)
 preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")

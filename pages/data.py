@@ -70,7 +70,7 @@ if min(counts) > 0:
     solver = st.session_state[state.SOLVER]
     how = {PAPER: "with its parameters as in the paper", DEFAULT: "with its default parameters",
            None: "with the parameters you set"}[
-        current_preset(st.session_state[state.DATASET], solver)]
+        current_preset(state.presets_data_set(), solver)]
     next_step, go = st.columns([3, 1], vertical_alignment="center")
     next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
                    f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "

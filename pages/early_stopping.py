@@ -27,7 +27,7 @@ st.markdown(
 X, y_true, X2, labels = current_data()
 require_two_classes(class_count(y_true), "the PCG iterates and their stopping rules")
 state.keep_teaching_widgets(state.ES_N_VAL)
-dataset = st.session_state[state.DATASET]
+dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns(3)
 preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")

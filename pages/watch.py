@@ -48,7 +48,7 @@ n_classes = class_count(y_true)
 # header is one container either way, so the player below keeps its place on the page (a
 # player drawn at another place would be a new one, loading plotly.js again).
 presenting = st.session_state[state.PRESENTATION]
-dataset = st.session_state[state.DATASET]
+dataset = state.presets_data_set()  # an uploaded file has no paper preset
 if presenting:
     # The film as large as the screen: no sidebar, no Streamlit header or toolbar, narrow page
     # margins (the presentation toggle above the film brings them back).
@@ -150,7 +150,7 @@ chosen = st.session_state[state.FRAME]
 with preview[0] if preview else nullcontext():
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
-         st.session_state[state.FILM_LOOP], name=f"{solver}-{dataset}".lower().replace("_", "-"),
+         st.session_state[state.FILM_LOOP], name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
          key=state.FILM, on_change=state.follow_film,
          args=(frame_states,))
 if scalable_note:

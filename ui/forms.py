@@ -106,7 +106,7 @@ def preset_line(container, dataset: str, solver: str) -> None:
     from), with one click to the other, or to either once the user has changed them."""
     current = current_preset(dataset, solver)
     paper = presets.paper_preset(dataset, solver)
-    where = DATASETS[dataset].title.lower() if dataset in DATASETS else dataset
+    where = DATASETS[dataset].title.lower() if dataset in DATASETS else f"your {dataset}"
     if current == presets.PAPER:
         text, others = (f"Parameters **as in the paper** for {where}: {paper.source}.",
                         [presets.DEFAULT])

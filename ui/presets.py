@@ -169,6 +169,11 @@ def scaled_caption(dataset: str, solver: str, n_points: int | None) -> str | Non
             "fixed k fragments the boundary at larger n.")
 
 
+#: What the forms take as the data set of an uploaded file: no paper sets parameters for it, so
+#: every form offers the generic defaults only.
+UPLOADED = "uploaded file"
+
+
 def paper_preset(dataset: str, solver: str) -> Preset | None:
     """The preset "as in the paper" of a solver on a data set, or None if no paper has one."""
     return PAPER_PRESETS.get((dataset, solver))

@@ -56,7 +56,7 @@ def data_controls() -> list[str]:
     if not problems([(N_POINTS, state[keys.N_SAMPLES])]):
         # before the share link: the solver's form holds its preset from the first page, and
         # a paper preset follows the data set and its n as soon as they change
-        open_on_preset(state[keys.DATASET], state[keys.SOLVER])
+        open_on_preset(keys.presets_data_set(), state[keys.SOLVER])
     noise = noise_param(spec)
     st.sidebar.slider(noise.label, min_value=noise.low, max_value=noise.high, step=0.01,
                       key=keys.NOISE, help=noise.help)

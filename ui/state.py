@@ -24,6 +24,7 @@ from ui.params import (
     max_added,
 )
 from ui.params import SEED as SEED_PARAM
+from ui.presets import UPLOADED
 from ui.solvers import SOLVERS
 
 # -- keys ----------------------------------------------------------------------------------
@@ -168,6 +169,12 @@ def uploaded():
     """The data set uploaded on the Data page (``ui.uploads.Upload``), or None: the
     generator's."""
     return st.session_state.get(UPLOAD)
+
+
+def presets_data_set() -> str:
+    """The data set whose presets the forms offer: the generator's, or ``presets.UPLOADED`` for
+    an uploaded file (no paper's setting is meant for it)."""
+    return st.session_state[DATASET] if uploaded() is None else UPLOADED
 
 
 def _data_key() -> tuple:

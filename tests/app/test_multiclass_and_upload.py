@@ -125,6 +125,20 @@ def test_an_uploaded_file_is_the_data_set_with_its_labels_on_every_page(app):
     assert counts(at)["unlabeled"] == "198" and not at.exception
 
 
+def test_an_uploaded_file_gets_the_generic_defaults_not_the_sidebar_data_sets_preset(app):
+    # two moons has LapSVM's paper preset (gamma_I = 10, 6 neighbours); the file is not two moons
+    at = uploaded_file(app, CSV)
+    at.session_state[state.SOLVER] = "LapSVM"
+    at.run().switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    line = next(c.value for c in at.main.caption if c.value.startswith("Parameters"))
+    assert "the generic default" in line and "for your uploaded file" in line
+    assert "as in the paper" not in line
+    at.switch_page("pages/early_stopping.py").run()
+    assert not at.exception
+    assert [r.options for r in at.radio if r.label == "parameters"] == [["the generic default"]]
+
+
 def test_a_link_made_from_an_uploaded_file_says_it_could_not_travel(app):
     at = uploaded_file(app, CSV).run()
     (link,) = [code.value for code in at.sidebar.code]
