@@ -274,8 +274,8 @@ def main(argv=None) -> None:
               f"{summary(result['loaded'][name])} |")
     print(f"| a visitor's film (Watch page to its end) | — | {summary(films)} |")
     print(f"\nVisitors without a film within {args.timeout:g} s: {missing} of {len(films)}.")
-    print("Server RSS (MB): idle " + ", then after each round ".join(
-        f"{mb:.0f}" for mb in result["rss"]) + ".")
+    idle, *after_rounds = (f"{mb:.0f}" for mb in result["rss"])
+    print(f"Server RSS (MB): idle {idle}; after each round {', '.join(after_rounds)}.")
     print(f"Solver processes alive after each round's rest: {result['solvers left']}.")
 
 
