@@ -50,7 +50,7 @@ def test_continuation_page_opens_where_cs3vm_beats_gradient_tsvm(app):
     assert cs3vm[0] < tsvm[0]
     assert cs3vm[1] > tsvm[1]
     boxes = [t for t in plotly_specs(at)[-1]["data"] if t["type"] == "box"]
-    assert [len(b["y"]) for b in boxes] == [10, 10, 10]
+    assert [len(b["x"]) for b in boxes] == [10, 10, 10]  # horizontal boxes: errors on x
 
 
 def test_annealing_page_opens_on_table_2_where_da_succeeds_and_gradient_tsvm_fails(app):
