@@ -1,42 +1,10 @@
-"""Each teaching page opens in a real browser, draws its figures and shows no error."""
-
-import time
+"""The teaching pages in a real browser: what only a browser shows (every page opening without an
+error, at three screen sizes, is tests/e2e/test_every_page_at_three_sizes.py)."""
 
 import pytest
 from browser_helpers import screenshot, wait_until_idle
 
 pytestmark = pytest.mark.e2e
-
-#: URL path, title, number of plotly charts once the page has finished running (the last of
-#: the Continuation and Annealing pages: their lesson over 10 label draws).
-PAGES = [
-    ("continuation", "Continuation (cS3VM)", 4),
-    ("annealing", "Deterministic annealing", 5),
-    ("early_stopping", "LapSVM early stopping", 2),
-    ("compare", "Compare solvers", 0),
-    ("about", "About the solvers", 0),
-]
-ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
-
-
-@pytest.mark.parametrize(("path", "title", "n_charts"), PAGES)
-def test_teaching_page_opens_without_an_error(server, page, path, title, n_charts):
-    page.goto(server)
-    page.get_by_role("heading", name="Data & labels").wait_for(timeout=60_000)
-    start = time.monotonic()
-    page.get_by_role("link", name=title).click()  # the sidebar navigation, as a user would
-    page.get_by_role("heading", name=title).wait_for(timeout=60_000)
-    assert page.url.endswith(f"/{path}")
-    if n_charts:
-        page.wait_for_function(
-            "n => document.querySelectorAll('.js-plotly-plot').length >= n", arg=n_charts,
-            timeout=180_000)  # ten draws of DA, on a machine other tests may share
-    wait_until_idle(page)
-    seconds = time.monotonic() - start
-    screenshot(page, f"teaching-{path}")
-    assert page.locator(ERRORS).count() == 0, page.locator(ERRORS).first.inner_text()
-    assert page.locator(".js-plotly-plot").count() == n_charts
-    print(f"{path}: rendered in {seconds:.1f} s")
 
 
 def chosen_t_lines(page, T: float) -> list[dict]:
