@@ -59,6 +59,10 @@ MDS_COMPONENTS = 20
 _KERNEL_PCA_SUBSET = ScalableForm(
     (("n_components", PCA_POINTS),),
     f"the kernel PCA of {PCA_POINTS} random points (cS3VM paper §5.2) instead of all points")
+#: cS3VM draws the points with its random_state: seeded, so that a run (and a shared link) is
+#: the same run every time (∇TSVM seeds its own).
+_SEEDED_KERNEL_PCA_SUBSET = ScalableForm(
+    (*_KERNEL_PCA_SUBSET.params, ("random_state", 0)), _KERNEL_PCA_SUBSET.what)
 _SPARSE_PATHS = f"ρ-path distances on the {GRAPH_NEIGHBORS}-nearest-neighbour graph"
 
 
@@ -144,7 +148,7 @@ SOLVERS: dict[str, Solver] = {
                    Param("loss", "labeled loss", "hinge", "p = 1 (hinge, the paper) or p = 2.",
                          options=("hinge", "squared_hinge")),
                    KERNEL, SIGMA,
-               ), _KERNEL_PCA_SUBSET),
+               ), _SEEDED_KERNEL_PCA_SUBSET),
         Solver("QNS3VM", "QN-S3VM (quasi-Newton)", "s3vm_core.solvers.qn:QNS3VM",
                "Gieseke, Airola, Pahikkala & Kramer, Sparse Quasi-Newton Optimization for "
                "Semi-Supervised SVMs, ICPRAM 2012", "α", (
