@@ -59,7 +59,8 @@ with st.container():
             [2.6, 2.6, 1.6, 1.2], vertical_alignment="center")
     else:
         st.title("Watch a solver")
-        picker, form_column = st.columns([1, 3])
+        # the solver's box and the toggles keep their words at 1024 px (at 1:3 they were cut)
+        picker, form_column = st.columns([1.4, 3])
         baseline_column = presentation_column = picker
     with picker:
         # (presenting, the box's label gives its row's height to the film)
@@ -150,7 +151,8 @@ chosen = st.session_state[state.FRAME]
 with preview[0] if preview else nullcontext():
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
-         st.session_state[state.FILM_LOOP], name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
+         st.session_state[state.FILM_LOOP],
+         name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
          key=state.FILM, on_change=state.follow_film,
          args=(frame_states,))
 if scalable_note:
