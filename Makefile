@@ -39,9 +39,13 @@ test: install browser lint
 	rm -f .e2e-tests.log; exit $$((others || browser))
 
 # The unit tier: no statistical reproduction, no app session, no browser (markers in
-# pyproject.toml).
+# pyproject.toml); the library's tests and the others in two processes at once, one a core.
+UNIT := not slow and not app and not e2e
 test-fast: install lint
-	$(PY) -m pytest -m "not slow and not app and not e2e"
+	@$(PY) -m pytest -m "$(UNIT)" -p no:cacheprovider tests/s3vm_core > .unit-tests.log 2>&1 & \
+	library=$$!; $(PY) -m pytest -m "$(UNIT)" --ignore=tests/s3vm_core; others=$$?; \
+	wait $$library; core=$$?; echo "== the library's tests (tests/s3vm_core)"; \
+	cat .unit-tests.log; rm -f .unit-tests.log; exit $$((others || core))
 
 bench-quick: install
 	$(PY) -m benchmarks.quick
