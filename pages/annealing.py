@@ -39,7 +39,7 @@ require_two_classes(class_count(y_true), "the soft labels and the balance constr
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
-left, middle, right = st.columns(3)
+left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures at 1024 px
 preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
                                       "DeterministicAnnealingS3VM")
 sigma = preset_params.get("sigma")
