@@ -109,8 +109,9 @@ def compute_backend(scheduler: str | None):
     try:
         from dask.distributed import Client
     except ImportError as error:
-        raise ValueError("Running on a Dask cluster needs the 'distributed' package; install "
-                         "it, or leave the scheduler unset.") from error
+        raise ValueError("Running on a Dask cluster needs the project's 'dask' extra: pip "
+                         "install \"s3vm-explorer[dask]\" (from a clone: pip install "
+                         "\".[dask]\"), or leave the scheduler unset.") from error
     try:
         client = Client(scheduler, timeout=10)
     except OSError as error:

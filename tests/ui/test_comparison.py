@@ -167,3 +167,14 @@ def test_the_lessons_label_draws_run_the_scalable_forms_above_the_size_and_name_
                                 lessons.continuation_against_gradient(10.0, 0.25), k=1)
     assert {row["form"] for row in small} == {"exact"}
     assert scalable_caption(small, 200, {}) is None
+
+
+def test_cluster_mode_without_the_dask_extra_names_the_extra(monkeypatch):
+    import sys
+
+    from ui.comparison import compute_backend
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # not installed
+    with pytest.raises(ValueError, match=r"s3vm-explorer\[dask\]"):
+        with compute_backend("tcp://127.0.0.1:8786"):
+            pass
