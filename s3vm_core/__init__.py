@@ -16,7 +16,23 @@ from s3vm_core.solvers.svm import SVMBaseline
 from s3vm_core.solvers.tsvm import LDS, GradientTSVM, GraphKernelSVM, LabelSwitchingTSVM
 from s3vm_core.trace import SolverState, decision_on_grid
 
+#: Every binary estimator by its short name (the papers' names): the one table that the
+#: command line and the app's solver registry read. ``OneVsRestS3VM`` wraps any of them.
+ESTIMATORS = {
+    "svm": SVMBaseline,
+    "tsvm": GradientTSVM,
+    "lds": LDS,
+    "cs3vm": ContinuationS3VM,
+    "qn-s3vm": QNS3VM,
+    "da": DeterministicAnnealingS3VM,
+    "lapsvm": LapSVM,
+    "laprlsc": LapRLSC,
+    "label-switching": LabelSwitchingTSVM,
+    "graph": GraphKernelSVM,
+}
+
 __all__ = [
+    "ESTIMATORS",
     "LDS",
     "ContinuationS3VM",
     "DeterministicAnnealingS3VM",

@@ -33,12 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-#: Solvers by their short names (the papers'), each also reachable by its class name.
-SOLVER_NAMES = {
-    "svm": "SVMBaseline", "tsvm": "GradientTSVM", "lds": "LDS", "cs3vm": "ContinuationS3VM",
-    "qn-s3vm": "QNS3VM", "da": "DeterministicAnnealingS3VM", "lapsvm": "LapSVM",
-    "laprlsc": "LapRLSC", "label-switching": "LabelSwitchingTSVM", "graph": "GraphKernelSVM",
-}
+from s3vm_core import ESTIMATORS
 
 #: Seconds a fit runs before the progress line appears, and between its updates when stderr
 #: is not a terminal (a log file gets a line now and then, not one per state).
@@ -101,9 +96,10 @@ def fit_command(parser):
                         "processes")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     parser.epilog += "\n\nsolvers (short or class name) and their parameters with defaults:\n"
-    for short, cls in SOLVER_NAMES.items():
-        defaults = ", ".join(f"{k}={v!r}" for k, v in _solver(short)().get_params().items())
-        parser.epilog += textwrap.fill(defaults, 98, initial_indent=f"  {short} ({cls}): ",
+    for short, cls in ESTIMATORS.items():
+        defaults = ", ".join(f"{k}={v!r}" for k, v in cls().get_params().items())
+        parser.epilog += textwrap.fill(defaults, 98,
+                                       initial_indent=f"  {short} ({cls.__name__}): ",
                                        subsequent_indent=" " * 6) + "\n"
     return run_fit
 
@@ -230,14 +226,13 @@ def _add_format_and_outputs(parser) -> None:
 
 
 def _solver(name: str):
-    import s3vm_core
-
-    by_class = {cls.lower(): cls for cls in SOLVER_NAMES.values()}
-    cls = SOLVER_NAMES.get(name.lower()) or by_class.get(name.lower())
+    by_class = {cls.__name__.lower(): cls for cls in ESTIMATORS.values()}
+    cls = ESTIMATORS.get(name.lower()) or by_class.get(name.lower())
     if cls is None:
-        raise UsageError(f"There is no solver {name!r}; choose one of "
-                         f"{', '.join(SOLVER_NAMES)} (or a class name: {', '.join(by_class)}).")
-    return getattr(s3vm_core, cls)
+        classes = ", ".join(c.__name__ for c in ESTIMATORS.values())
+        raise UsageError(f"There is no solver {name!r}; choose one of {', '.join(ESTIMATORS)} "
+                         f"(or a class name: {classes}).")
+    return cls
 
 
 def _estimator(name: str, settings: list[str]):
