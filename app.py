@@ -5,7 +5,7 @@ starts with ``ui.sidebar.start_page()``, which draws the shared sidebar: a page 
 on its own because Streamlit's AppTest reruns only the page script after the first run.
 """
 
-# Streamlit runs this script as the module "__main__"; the solvers' processes (ui.jobs) import
+# Streamlit runs this script as the module "__main__"; the solvers' processes (engine.jobs) import
 # the parent's main module under another name and must neither start the app again nor import
 # Streamlit (the router's module does).
 if __name__ == "__main__":

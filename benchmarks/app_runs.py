@@ -2,7 +2,7 @@
 
     python -m benchmarks.app_runs [--n 2000] [--repeats 3] [--budget 120] [--preset paper]
 
-For each solver of the app (``ui.solvers.SOLVERS``) with the parameters a fresh form opens on
+For each solver of the app (``engine.registry.SOLVERS``) with the parameters a fresh form opens on
 (``--preset paper``: the preset as in the paper where the data set has one, as the Watch page
 opens; ``--preset default``: the generic defaults; ``--preset sigma``: the generic defaults
 with the RBF width changed as a teacher would, to half the median pairwise distance, the
@@ -10,15 +10,15 @@ default width; the graph kernel, whose form offers the median or ∞, gets ∞, 
 without σ (LDS) is left out), on the app's default data (two moons,
 noise 0.1, seed 0, one label per class, as ``ui.state.labels`` picks them), it times what
 the Watch page's child process does between Run and the film:
-``ui.work.trace_work`` — data, the solver's whole trace, the display grid's features, the
-previews and the frames' decisions — in a process of its own (one BLAS thread, as the app's
-children compete for two cores), ended at ``--budget`` seconds. The browser's share (drawing
-the film, 0.05–0.2 s at n = 300 in ``benchmarks.app_speed``) is not included.
+``engine.film.film_work`` — data, the solver's whole trace, the display grid's features, the
+previews, the frames' decisions and the film — in a process of its own (one BLAS thread, as the
+app's children compete for two cores), ended at ``--budget`` seconds. The browser's share
+(drawing the film, 0.05–0.2 s at n = 300 in ``benchmarks.app_speed``) is not included.
 
 Reported per solver: the median seconds over ``--repeats`` (interleaved: every solver once,
 then again), the median CPU seconds of the child (all its threads: on a machine shared with
 other work the wall-clock time grows with the load, the CPU time much less), the number of
-states, the form that ran (``ui.solvers.run_form``: the exact
+states, the form that ran (``engine.registry.run_form``: the exact
 method, or its scalable form and why) and the unlabeled error of the final state.
 """
 
@@ -30,13 +30,14 @@ import multiprocessing
 import statistics
 import time
 
+#: The app's default data, its size set by ``--n``.
 MOONS = ("two_moons", 2000, 0.1, 0)
 #: The changed-σ case of ``--preset``.
 SIGMA = "sigma"
 
 
 def has_sigma(solver: str) -> bool:
-    from ui.solvers import SOLVERS
+    from engine.registry import SOLVERS
 
     return any(p.name == "sigma" for p in SOLVERS[solver].params)
 
@@ -44,16 +45,16 @@ def has_sigma(solver: str) -> bool:
 def changed_sigma(solver: str, X) -> float:
     """Half the median pairwise distance (``kernels.default_sigma``, the default width); ∞
     where the form offers only the median and ∞ (the graph kernel)."""
+    from engine.registry import SOLVERS
     from s3vm_core.kernels import default_sigma
-    from ui.solvers import SOLVERS
 
     spec = next(p for p in SOLVERS[solver].params if p.name == "sigma")
     return math.inf if spec.options else 0.5 * default_sigma(X)
 
 
-class _Pipe:
-    """Stands for the parent's end of the pipe: keeps what the child sends, never asks it to
-    finish."""
+class _Channel:
+    """Stands for the app's end of the run's channel: keeps what the run sends, never asks it
+    to finish."""
 
     def __init__(self):
         self.messages = []
@@ -61,35 +62,39 @@ class _Pipe:
     def send(self, message):
         self.messages.append(message)
 
-    def poll(self, timeout=0.0):
+    def finish_requested(self):
         return False
 
 
 def _one_run(data, solver, preset, queue):
     from threadpoolctl import threadpool_limits
 
+    from engine.data import Generated
+    from engine.film import film_work
+    from engine.metrics import unlabeled_error
+    from engine.presets import preset_params
+    from engine.protocol import RunRequest, StateReached
+    from engine.registry import SOLVERS, run_form
     from toy_data import pick_labeled
-    from ui.comparison import unlabeled_error
-    from ui.presets import preset_params
-    from ui.solvers import SOLVERS, run_form
-    from ui.work import build_dataset, trace_work
 
-    _, y, _ = build_dataset(*data)
-    labels = pick_labeled(y, 1, random_state=data[3])
+    source = Generated(*data)
+    built = source.build()
+    labels = pick_labeled(built.y_true, 1, random_state=source.seed)
     params = {p.name: p.default for p in SOLVERS[solver].params}
     if preset == SIGMA:
-        params["sigma"] = changed_sigma(solver, build_dataset(*data)[0])
+        params["sigma"] = changed_sigma(solver, built.X)
     else:
-        params.update(preset_params(data[0], solver, preset))
-    run_params, note = run_form(solver, len(y), params)
-    pipe = _Pipe()
+        params.update(preset_params(source.dataset, solver, preset))
+    run_params, note = run_form(solver, len(labels), params)
+    channel = _Channel()
+    request = RunRequest(source, tuple(labels.tolist()), solver,
+                         tuple(sorted(run_params.items())))
     with threadpool_limits(1):
         start, cpu = time.perf_counter(), time.process_time()
-        trace_work(pipe, data, tuple(labels.tolist()), solver,
-                   tuple(sorted(run_params.items())), 0.5)
+        film_work(channel, request)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    states = [m[1] for m in pipe.messages if m[0] == "state"]
-    error = unlabeled_error(states[-1].train_decision, labels, y)
+    states = [m.state for m in channel.messages if isinstance(m, StateReached)]
+    error = unlabeled_error(states[-1].train_decision, labels, built.y_true)
     queue.put((seconds, cpu, len(states), error, note or "exact"))
 
 
@@ -109,7 +114,7 @@ def measure(data, solver, preset: str, budget: float):
 
 
 def main(argv=None):
-    from ui.solvers import SOLVERS
+    from engine.registry import SOLVERS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=MOONS[1])

@@ -180,7 +180,7 @@ def first_frame(page, base: str, solver: str, repeats: int) -> tuple[float, floa
 def play_fps(page) -> tuple[float, int, float]:
     """Frames per second of ▶ Play's pass over the film, from the first frame shown to the
     last; the number of frames; and the median script time of drawing one frame (ms), which
-    says how far below its frame time (``ui.player.FRAME_MS``) the player runs."""
+    says how far below its frame time (``engine.film.FRAME_MS``) the player runs."""
     frame = player(page)
     frame.get_by_text("▶ Play", exact=True).click()
     frame.wait_for_function("() => !film.playing", timeout=120_000)
@@ -198,13 +198,16 @@ def play_fps(page) -> tuple[float, int, float]:
 def payload_mb(solver: str) -> float:
     """Size of the player's arguments as the Watch page sends them (the supervised SVM's
     boundary and error included): JSON and bytes."""
+    from engine.data import Generated
+    from engine.protocol import RunRequest
     from ui.runs import dataset, run_solver
 
-    _, y, X2 = dataset(*MOONS_300)
+    source = Generated(*MOONS_300)
+    y = dataset(source).y_true
     labels = np.full(len(y), -1)
     for index, cls in one_label_per_class(y).items():
         labels[int(index)] = cls
-    run = run_solver(MOONS_300, tuple(labels.tolist()), solver, ())
+    run = run_solver(RunRequest(source, tuple(labels.tolist()), solver, ()))
     args = {**run.films[True], "film": "0" * 16}
     binary = {k: v for k, v in args.items() if isinstance(v, bytes)}
     text = json.dumps({k: v for k, v in args.items() if k not in binary})
@@ -219,7 +222,7 @@ def main(argv=None) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from ui.solvers import SOLVERS
+    from engine.registry import SOLVERS
 
     with socket.socket() as free:  # a free port: other servers may be running here
         free.bind(("127.0.0.1", 0))

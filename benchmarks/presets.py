@@ -27,10 +27,10 @@ Run ``python -m benchmarks.presets [--n-jobs 2] [--quick]`` (``--quick``: 3 draw
 data sets only).
 
 ``--sizes 200 500 1000 2000`` measures instead the presets as the app runs them at those n
-(``ui.presets.preset_params`` with n, the form that ``ui.solvers.run_form`` picks above
+(``engine.presets.preset_params`` with n, the form that ``engine.registry.run_form`` picks above
 ``SCALABLE_ABOVE``), on every data set with presets whose size the app lets change, over the
 same label draws (seed-0 data of each n), beside the preset unscaled where
-``ui.presets.scaled`` changes it (results in ``benchmarks/results/presets_by_size``).
+``engine.presets.scaled`` changes it (results in ``benchmarks/results/presets_by_size``).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from benchmarks.sweep import (
     run_from_args,
 )
 from benchmarks.sweep import size as size_of
+from engine.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
+from engine.registry import run_form
 from toy_data import DATASETS
-from ui.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
-from ui.solvers import run_form
 
 NAME = "presets"
 BY_SIZE = "presets_by_size"
@@ -235,7 +235,7 @@ UNSCALED = " (unscaled)"
 
 def size_tasks(sizes: list[int], draws: int) -> list[dict]:
     """The paper presets as the app runs them on ``n`` points, for each n of ``sizes``, and
-    unscaled where ``ui.presets.scaled`` changes them."""
+    unscaled where ``engine.presets.scaled`` changes them."""
     out = []
     for name, per_class in _PER_CLASS.items():
         spec = DATASETS[name]

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ui.comparison import compute_backend
+from engine.comparison import compute_backend
 
 RESULTS_ROOT = Path(__file__).resolve().parent / "results"
 RESULTS_FILE = "results.jsonl"

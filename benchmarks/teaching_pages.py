@@ -3,9 +3,9 @@
 ``python -m benchmarks.teaching_pages [--repeats 3]``: whole page runs with a cold cache (the
 solver runs included) and warm (cached, what a user sees when moving a control back), median
 over repeats, on the default data (two moons, n = 200, one label per class); then the
-teaching pages' live comparisons over 10 label draws (``ui.lessons.label_draws`` with the
+teaching pages' live comparisons over 10 label draws (``engine.lessons.label_draws`` with the
 pages' default settings, two fits at a time, as the pages run them); then
-``ui.comparison.compare_solvers`` over k = 5 draws for every solver of the registry.
+``engine.comparison.compare_solvers`` over k = 5 draws for every solver of the registry.
 ``--lessons-only`` times the live comparisons alone.
 """
 
@@ -44,9 +44,10 @@ def page_times(page: str, repeats: int) -> tuple[float, float, int]:
 
 def lesson_times(repeats: int) -> None:
     """Median time of each teaching page's comparison over 10 label draws, with its result."""
-    from ui import lessons, presets
+    from engine import lessons, presets
+    from engine.data import Generated
 
-    data = ("two_moons", 200, 0.1, 0, ())
+    data = Generated("two_moons", 200, 0.1, 0)
     cs3vm_sigma = presets.preset_params("two_moons", "ContinuationS3VM", presets.PAPER)["sigma"]
     da = presets.preset_params("two_moons", "DeterministicAnnealingS3VM", presets.PAPER)
     comparisons = {
@@ -85,9 +86,9 @@ def main() -> None:
         cold, warm, charts = page_times(page, args.repeats)
         print(f"| {page} | 200 | {charts} | {cold:.2f} | {warm:.2f} |")
 
+    from engine.comparison import compare_solvers, summarize
+    from engine.registry import SOLVERS
     from toy_data import two_moons
-    from ui.comparison import compare_solvers, summarize
-    from ui.solvers import SOLVERS
 
     X, y = two_moons(n_samples=200, noise=0.1, random_state=0)
     solvers = [s for s in SOLVERS if s != "SVMBaseline"]

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.docs import BENCHMARKS, DEVIATIONS, section
+from engine.docs import BENCHMARKS, DEVIATIONS, section
 from ui.navigation import PAGES
 from ui.sidebar import start_page
 

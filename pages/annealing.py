@@ -3,22 +3,20 @@
 import numpy as np
 import streamlit as st
 
-from toy_data import UNLABELED, class_count
-from ui import lessons, state
-from ui.comparison import summarize, unlabeled_error
-from ui.figures import (
-    annealing_curves_figure,
-    boundary_multiples_figure,
-    compare_errors_figure,
-    effective_loss_figure,
-    soft_labels_figure,
-)
-from ui.forms import preset_choice, require_both_classes, require_two_classes
-from ui.params import shown
-from ui.presets import sigma_caption
-from ui.runs import boundary_panel, computed, current_data
-from ui.sidebar import start_page
-from ui.solvers import scalable_caption
+from engine import lessons
+from engine.comparison import summarize
+from engine.figures.compare import compare_errors_figure
+from engine.figures.data import boundary_multiples_figure, boundary_panel, soft_labels_figure
+from engine.figures.teaching import annealing_curves_figure, effective_loss_figure
+from engine.metrics import percent, unlabeled_error
+from engine.params import shown
+from engine.presets import sigma_caption
+from engine.registry import scalable_caption
+from toy_data import UNLABELED
+from ui import state
+from ui.forms import preset_choice, require_both_classes
+from ui.runs import computed
+from ui.sidebar import start_teaching_page
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)
@@ -26,18 +24,14 @@ LOSSES = {"hinge": "hinge (DA l1)", "squared_hinge": "squared hinge (DA l2)",
           "squared": "squared (DA sqr)"}
 
 
-start_page()
-st.title("Deterministic annealing")
-st.markdown(
+data, labels, dataset = start_teaching_page(
+    "Deterministic annealing",
     "Sindhwani, Keerthi & Chapelle (ICML 2006) replace each unknown label by a probability p "
     "and add an entropy term weighted by a temperature T to the objective (4). At high T the "
     "problem is easy (p stays near the class balance r); lowering T by R = 1.5 each time "
-    "(Table 1, T0 = 10) slowly forces each p to 0 or 1, tracking the minimizer as it goes."
-)
-X, y_true, X2, labels = current_data()
-require_two_classes(class_count(y_true), "the soft labels and the balance constraint")
+    "(Table 1, T0 = 10) slowly forces each p to 0 or 1, tracking the minimizer as it goes.",
+    "the soft labels and the balance constraint")
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
-dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures at 1024 px
 preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
@@ -65,9 +59,9 @@ if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
     loss_slot.plotly_chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), width="stretch")
 require_both_classes(labels, "DA")
 
-data, label_key = state.data_description(), tuple(labels.tolist())
+source, label_key = state.data_source(), tuple(labels.tolist())
 loss, lam = st.session_state[state.DA_LOSS], float(st.session_state[lam_key])
-model, states, seconds, grid = computed(lessons.annealing_run, data, label_key, loss, lam,
+model, states, seconds, grid = computed(lessons.annealing_run, source, label_key, loss, lam,
                                        sigma, what="Annealing…")
 
 ends = [s for s in states if s.event == "stage_end"]
@@ -96,7 +90,7 @@ with loss_slot.container():
 st.subheader("2 · Soft labels at the chosen temperature")
 soft, curves = st.columns([1, 1])
 with soft:
-    st.plotly_chart(soft_labels_figure(X2, labels, current.extras["p"],
+    st.plotly_chart(soft_labels_figure(data.X2, labels, current.extras["p"],
                                        f"p at T = {current.stage_value:.3g}"),
                     width="stretch", config={"displaylogo": False})
     st.caption(
@@ -120,27 +114,27 @@ with curves:
 cells = st.columns(4)
 cells[0].metric("temperatures", len(ends))
 cells[1].metric("f/p alternations", sum(s.event in ("iter", "stage_end") for s in states))
-final_error = unlabeled_error(states[-1].train_decision, labels, y_true)
-cells[2].metric("unlabeled error", f"{100 * final_error:.1f} %")
+final_error = unlabeled_error(states[-1].train_decision, labels, data.y_true)
+cells[2].metric("unlabeled error", percent(final_error))
 cells[3].metric("run time", f"{seconds:.2f} s")
 
 st.subheader("3 · Does the annealing matter? DA against fixed T")
 fixed = sorted(st.session_state[state.DA_FIXED_T], reverse=True)
 runs = [("DA (annealed)", states[-1], seconds)]
-for T, final, took in computed(lessons.fixed_temperature_runs, data, label_key, loss, lam,
+for T, final, took in computed(lessons.fixed_temperature_runs, source, label_key, loss, lam,
                                tuple(float(T) for T in fixed), sigma,
                                what="Running at fixed temperatures…"):
     runs.append((f"fixed T = {T:g}", final, took))
 st.dataframe(
     [{"method": name,
-      "unlabeled error (%)": round(100 * unlabeled_error(s.train_decision, labels, y_true), 1),
+      "unlabeled error": percent(unlabeled_error(s.train_decision, labels, data.y_true)),
       "objective E_p J (1)": shown(float(s.extras["expected_cost"]), digits=4),
       "entropy S(p)": shown(float(s.extras["entropy"]), digits=3), "time (s)": round(took, 3)}
      for name, s, took in runs],
     hide_index=True, width="stretch",
 )
 panels = [boundary_panel(name, s, grid) for name, s, _ in runs]
-st.plotly_chart(boundary_multiples_figure(panels, X2, labels, grid),
+st.plotly_chart(boundary_multiples_figure(panels, data.X2, labels, grid),
                 width="stretch", config={"displaylogo": False})
 st.caption(
     "The DA paper's Table 5 on your data: the same objective minimized from a single "
@@ -150,10 +144,11 @@ st.caption(
 )
 
 st.subheader(f"4 · The DA paper's Table 2: DA against ∇TSVM on {lessons.DRAWS} label draws")
-runs = lessons.annealing_against_gradient(loss, lam, sigma, len(labels))
+contenders = lessons.annealing_against_gradient(loss, lam, sigma, len(labels))
 bar = st.progress(0.0, text="Starting…")
-rows = computed(lessons.label_draws, data, runs, what=f"DA and ∇TSVM on {lessons.DRAWS} label "
-                "draws…", progress=lambda done, total: bar.progress(
+rows = computed(lessons.label_draws, source, contenders,
+                what=f"DA and ∇TSVM on {lessons.DRAWS} label draws…",
+                progress=lambda done, total: bar.progress(
                     done / total, text=f"{done} of {total} fits finished"), parallel=True)
 bar.empty()
 summary = {s["solver"]: s for s in summarize(rows)}
@@ -173,7 +168,7 @@ st.caption(
 )
 verdict = " · ".join(
     f"**{name}**: {summary[name]['successes']}/{summary[name]['draws']} successes, "
-    f"{100 * summary[name]['mean_error']:.1f} % mean unlabeled error" for name in ("DA", "∇TSVM"))
+    f"{percent(summary[name]['mean_error'])} mean unlabeled error" for name in ("DA", "∇TSVM"))
 if forms := scalable_caption(rows, len(labels), {}):
     st.caption(forms)
 lesson.info(f"The DA paper's Table 2 on your data (section 4): {verdict}.")

@@ -1,18 +1,24 @@
 """Compare: every solver on the same data over several random label draws."""
 
-import os
-
 import streamlit as st
 
-from ui import lessons, state
-from ui.comparison import BASELINE, SCHEDULER_VARIABLE, rows_to_csv, summarize
-from ui.figures import compare_errors_figure, compare_objective_figure, compare_time_figure
+from engine import lessons
+from engine.comparison import BASELINE, rows_to_csv, summarize
+from engine.figures.compare import (
+    compare_errors_figure,
+    compare_objective_figure,
+    compare_time_figure,
+)
+from engine.jobs import SCHEDULER_VARIABLE, scheduler_address
+from engine.markdown import literal
+from engine.metrics import percent
+from engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
+from engine.presets import BOTH, DEFAULT, PAPER, TITLES
+from engine.registry import SOLVERS, scalable_caption
+from ui import state
 from ui.forms import number_box
-from ui.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
-from ui.presets import BOTH, DEFAULT, PAPER, TITLES
 from ui.runs import computed, current_data, forget_job, lesson_key
 from ui.sidebar import start_page
-from ui.solvers import SOLVERS, scalable_caption
 
 DRAWS, PER_CLASS = LABEL_DRAWS, LABELS_PER_DRAW
 
@@ -25,7 +31,7 @@ st.markdown(
     "counting the runs that classify the unlabeled points right), with its parameters as in "
     "the paper, its generic defaults, or both side by side."
 )
-X, y_true, X2, labels = current_data()
+data, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
 titles.update({f"{name}:{preset}": f"{spec.title} — {TITLES[preset]}"
                for name, spec in SOLVERS.items() for preset in (PAPER, DEFAULT)})
@@ -57,7 +63,7 @@ with st.form(state.COMPARE_FORM, border=False):
                   "data-independent defaults.")
     submitted = st.form_submit_button("Run the comparison", type="primary")
 
-cluster = os.environ.get(SCHEDULER_VARIABLE) or None
+cluster = scheduler_address()
 if cluster is not None:
     # The address comes from the server's environment only: a cluster returns pickled
     # results, so the page must not connect to an address a visitor typed.
@@ -68,7 +74,7 @@ if cluster is not None:
     st.sidebar.caption(f"Dask scheduler: `{cluster}`")
 scheduler = cluster if st.session_state.get(state.COMPARE_ON_CLUSTER) else None
 
-description = (state.data_description(), st.session_state[state.COMPARE_DRAWS],
+description = (state.data_source(), st.session_state[state.COMPARE_DRAWS],
                st.session_state[state.COMPARE_PER_CLASS],
                tuple(st.session_state[state.COMPARE_SOLVERS]),
                st.session_state[state.COMPARE_PRESET])
@@ -94,8 +100,8 @@ if stored is not None and stored["rows"] is None:  # running, or interrupted by 
     bar.empty()
 
 if stored is None:
-    st.info("Choose k and the solvers, then press **Run the comparison** (on the default 200 "
-            "points every solver over 5 draws takes about 2 s; the time grows with n and k).")
+    st.info("Choose k and the solvers, then press **Run the comparison**: every solver runs "
+            "on k label draws, so the time grows with n and k.")
     st.stop()
 if stored["key"] != description:
     st.warning("The data or the settings changed since these results: press **Run the "
@@ -118,8 +124,8 @@ COLUMNS = {
 st.dataframe(
     [dict(zip(["solver", *COLUMNS], [
         titles.get(s["solver"], s["solver"]), f"{s['successes']} / {s['draws'] - s['failed']}",
-        round(100 * s["mean_error"], 1), round(100 * s["error_std"], 1),
-        round(100 * s["mean_error_vs_baseline"], 1), round(s["median_seconds"], 3),
+        percent(s["mean_error"]).removesuffix(" %"), percent(s["error_std"]).removesuffix(" %"),
+        percent(s["mean_error_vs_baseline"]).removesuffix(" %"), round(s["median_seconds"], 3),
         s["failed"]], strict=True))
      for s in summary],
     hide_index=True, width="stretch",
@@ -132,12 +138,12 @@ st.caption(
     "the supervised SVM trained on the labeled points alone, draw by draw: negative means the "
     "unlabeled data helped."
 )
-if forms := scalable_caption(rows, len(X), titles):
+if forms := scalable_caption(rows, len(labels), titles):
     st.caption(forms)
 failures = [r for r in rows if r["error"]]
 if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
-               f"{failures[0]['error']}")
+               f"{literal(failures[0]['error'])}")
 
 st.plotly_chart(compare_errors_figure(rows, chart_titles), width="stretch",
                 config={"displaylogo": False})

@@ -3,21 +3,19 @@
 import numpy as np
 import streamlit as st
 
+from engine import lessons
+from engine.comparison import summarize
+from engine.figures.compare import compare_errors_figure
+from engine.figures.data import boundary_multiples_figure, boundary_panel
+from engine.figures.teaching import landscape_figure, objective_path_figure
+from engine.metrics import percent, unlabeled_error
+from engine.presets import sigma_caption
+from engine.registry import scalable_caption
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
-from toy_data import class_count
-from ui import lessons, state
-from ui.comparison import summarize, unlabeled_error
-from ui.figures import (
-    boundary_multiples_figure,
-    compare_errors_figure,
-    landscape_figure,
-    objective_path_figure,
-)
-from ui.forms import preset_choice, require_both_classes, require_two_classes
-from ui.presets import sigma_caption
-from ui.runs import boundary_panel, computed, current_data
-from ui.sidebar import start_page
-from ui.solvers import scalable_caption
+from ui import state
+from ui.forms import preset_choice, require_both_classes
+from ui.runs import computed
+from ui.sidebar import start_teaching_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 8
@@ -42,19 +40,14 @@ def slice_curves(model, states, direction: str, span: float):
     return ts, curves, text
 
 
-start_page()
-st.title("Continuation (cS3VM)")
-st.markdown(
+data, labels, dataset = start_teaching_page(
+    "Continuation (cS3VM)",
     "The S3VM objective (2) has many local minima. Chapelle, Chi & Zien (ICML 2006) convolve it "
     "with a Gaussian of variance γ: for γ ≥ γ0 the smoothed objective L_γ is convex (bound (9)), "
     "so its minimum is the global one. cS3VM then lowers γ in eleven geometric steps to γ_end "
     "(§3.2), where L_γ is close to the objective itself, each time starting from the previous "
-    "minimizer."
-)
-X, y_true, X2, labels = current_data()
-require_two_classes(class_count(y_true), "the smoothed objective")
+    "minimizer.", "the smoothed objective")
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
-dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns(3)
 preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
@@ -75,16 +68,16 @@ require_both_classes(labels, "cS3VM")
 
 C = float(st.session_state[state.CONT_C])
 model, states, seconds, grid, form = computed(
-    lessons.continuation_run, state.data_description(), tuple(labels.tolist()), C, sigma,
+    lessons.continuation_run, state.data_source(), tuple(labels.tolist()), C, sigma,
     what="Running cS3VM…")
 
 final = states[-1]
-error = unlabeled_error(final.train_decision, labels, y_true)
+error = unlabeled_error(final.train_decision, labels, data.y_true)
 cells = st.columns(5)
 cells[0].metric("γ0 (convex from here)", f"{model.gamma0_:.3g}")
 cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
 cells[2].metric("γ stages", f"{len(model.gammas_)}")
-cells[3].metric("unlabeled error", f"{100 * error:.1f} %")
+cells[3].metric("unlabeled error", percent(error))
 cells[4].metric("run time", f"{seconds:.2f} s", help=f"{len(states)} states recorded")
 if form:
     st.caption(form)
@@ -111,7 +104,7 @@ for index in picked:
     s = ends[index]
     panels.append(boundary_panel(f"γ = {s.stage_value:.3g}", s, grid))
 st.plotly_chart(
-    boundary_multiples_figure(panels, X2, labels, grid),
+    boundary_multiples_figure(panels, data.X2, labels, grid),
     width="stretch", config={"displaylogo": False})
 st.caption(
     "The minimizer of each L_γ, from the most smoothed (left) to γ_end (right). At large γ "
@@ -136,7 +129,7 @@ st.caption(
 )
 
 st.subheader(f"4 · Does continuation find better minima? {lessons.DRAWS} label draws")
-rows = computed(lessons.label_draws, state.data_description(),
+rows = computed(lessons.label_draws, state.data_source(),
                 lessons.continuation_against_gradient(C, sigma),
                 what=f"cS3VM and ∇TSVM on {lessons.DRAWS} label draws…", parallel=True)
 summary = {s["solver"]: s for s in summarize(rows)}
@@ -153,7 +146,7 @@ st.caption(
     "4.6 % on USPS)."
 )
 verdict = " · ".join(
-    f"**{name}**: {100 * summary[name]['mean_error']:.1f} % mean unlabeled error, "
+    f"**{name}**: {percent(summary[name]['mean_error'])} mean unlabeled error, "
     f"{summary[name]['successes']}/{summary[name]['draws']} draws with at most 1 % wrong"
     for name in ("cS3VM", "∇TSVM"))
 if forms := scalable_caption(rows, len(labels), titles):

@@ -3,22 +3,22 @@
 import numpy as np
 import streamlit as st
 
+from engine.data import FORMATS_HELP, LIMITS
+from engine.figures.data import labeling_figure
+from engine.markdown import literal
+from engine.params import K_LABELS
+from engine.presets import DEFAULT, PAPER
+from engine.registry import SOLVERS
 from toy_data import UNLABELED, class_count
-from ui import state
-from ui.figures import labeling_figure
+from ui import labelling, state
 from ui.forms import current_preset, number_box
-from ui.params import K_LABELS
-from ui.presets import DEFAULT, PAPER
 from ui.runs import current_data
 from ui.sidebar import start_page
-from ui.solvers import SOLVERS
-from ui.uploads import FORMATS_HELP, LIMITS
-from ui.work import display_grid
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
-#: Each class as the brush and the counters name it: its marker and colour (``ui.figures``'
-#: class_symbols and class_colors).
+#: Each class as the brush and the counters name it: its marker and colour
+#: (``engine.figures.palette``'s class_symbols and class_colors).
 CLASS_NAMES = ("◆ class 0 (vermillion)", "■ class 1 (blue)", "▲ class 2 (bluish green)",
                "✚ class 3 (reddish purple)", "★ class 4 (orange)", "⬢ class 5 (sky blue)",
                "▼ class 6 (yellow)", "⬟ class 7 (black)")
@@ -42,7 +42,8 @@ def additions(n_classes: int) -> dict:
 
 start_page()
 st.title("Data & labels")
-X, y_true, X2, labels = current_data()
+data, labels = current_data()
+X, y_true = data.X, data.y_true
 upload = state.uploaded()
 n_classes = class_count(y_true)
 
@@ -52,17 +53,17 @@ if message := state.take_error():
 with st.expander("Your own data: upload a file", expanded=upload is not None):
     st.file_uploader("a CSV, TSV or svmlight file", type=["csv", "tsv", "tab", "txt", "svm",
                                                           "svmlight", "libsvm", "light"],
-                     key=state.UPLOADER, on_change=state.use_upload, help=FORMATS_HELP)
+                     key=state.UPLOADER, on_change=labelling.use_upload, help=FORMATS_HELP)
     st.caption(f"{LIMITS} The labels in the file are the labeled points; more than two "
                "features are shown through their first two principal components. The "
                "upload stays in this browser session only: nothing is written to disk, and a "
                "share link cannot carry it.")
     if upload is not None:
-        names = ", ".join(f"{c} = {name}" for c, name in enumerate(upload.classes))
+        names = ", ".join(f"{c} = {literal(name)}" for c, name in enumerate(upload.classes))
         shown_file, back = st.columns([3, 1], vertical_alignment="center")
-        shown_file.success(f"In use: **{upload.name}**, {len(y_true)} points, {X.shape[1]} "
-                           f"features, {n_classes} classes ({names}).")
-        back.button("Back to the generated data", on_click=state.drop_upload,
+        shown_file.success(f"In use: **{literal(upload.name)}**, {len(y_true)} points, "
+                           f"{X.shape[1]} features, {n_classes} classes ({names}).")
+        back.button("Back to the generated data", on_click=labelling.drop_upload,
                     key=state.DROP_UPLOAD, width="stretch")
 
 counts = [int(np.sum(labels == c)) for c in range(n_classes)]
@@ -111,10 +112,10 @@ with count_column:
 
 title = "" if flat else f"first two principal components of {X.shape[1]}-D data"
 adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
-empty_space = display_grid(X2, ADD_GRID) if adding else None
+empty_space = data.grid(ADD_GRID) if adding else None
 st.plotly_chart(
-    labeling_figure(X2, labels, title, empty_space, n_classes), key=state.LABEL_CHART,
-    on_select=state.label_chart_selected, selection_mode=("points", "box", "lasso"),
+    labeling_figure(data.X2, labels, title, empty_space, n_classes), key=state.LABEL_CHART,
+    on_select=labelling.label_chart_selected, selection_mode=("points", "box", "lasso"),
     width="stretch", config={"displaylogo": False},
 )
 st.caption(
@@ -127,17 +128,17 @@ st.caption(
 
 left, middle, right = st.columns([2, 2, 2])
 number_box(left, K_LABELS, state.K_PER_CLASS)
-middle.button("Pick k random labels per class", on_click=state.pick_random_labels,
+middle.button("Pick k random labels per class", on_click=labelling.pick_random_labels,
               args=(y_true,), key=state.PICK_RANDOM, width="stretch")
-right.button("Clear all labels", on_click=state.clear_labels, key=state.CLEAR_LABELS,
+right.button("Clear all labels", on_click=labelling.clear_labels, key=state.CLEAR_LABELS,
              width="stretch")
 undo, redo, _ = st.columns([1, 1, 4])
-undo.button("↶ Undo", on_click=state.undo_labels, key=state.UNDO_LABELS, width="stretch",
-            disabled=not state.can_step_back(state.LABEL_HISTORY),
+undo.button("↶ Undo", on_click=labelling.undo_labels, key=state.UNDO_LABELS, width="stretch",
+            disabled=not labelling.can_step_back(state.LABEL_HISTORY),
             help="Undo the last labelling: a click, a box, random labels, clearing, an added "
                  "point.")
-redo.button("↷ Redo", on_click=state.redo_labels, key=state.REDO_LABELS, width="stretch",
-            disabled=not state.can_step_back(state.LABEL_FUTURE), help="Redo what was undone.")
+redo.button("↷ Redo", on_click=labelling.redo_labels, key=state.REDO_LABELS, width="stretch",
+            disabled=not labelling.can_step_back(state.LABEL_FUTURE), help="Redo what was undone.")
 if n_added := len(state.added_points()):
     st.button(f"Remove the {n_added} added point{'s' if n_added > 1 else ''}",
-              on_click=state.remove_added_points, key=state.REMOVE_ADDED)
+              on_click=labelling.remove_added_points, key=state.REMOVE_ADDED)

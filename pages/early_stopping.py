@@ -3,31 +3,28 @@
 import numpy as np
 import streamlit as st
 
-from toy_data import class_count
-from ui import lessons, state
-from ui.comparison import unlabeled_error
-from ui.figures import CRITERION_TITLES, boundary_multiples_figure, stopping_figure
-from ui.forms import preset_choice, require_both_classes, require_two_classes
-from ui.presets import sigma_caption
-from ui.runs import boundary_panel, computed, current_data
-from ui.sidebar import start_page
+from engine import lessons
+from engine.figures.data import boundary_multiples_figure, boundary_panel
+from engine.figures.teaching import CRITERION_TITLES, stopping_figure
+from engine.metrics import percent, unlabeled_error
+from engine.presets import sigma_caption
+from ui import state
+from ui.forms import preset_choice, require_both_classes
+from ui.runs import computed
+from ui.sidebar import start_teaching_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
 
 
-start_page()
-st.title("LapSVM early stopping")
-st.markdown(
+data, labels, dataset = start_teaching_page(
+    "LapSVM early stopping",
     "Melacci & Belkin (JMLR 2011) train the Laplacian SVM in the primal by preconditioned "
     "conjugate gradient (PCG). The classifier is often right long before PCG has converged, so "
     "*when to stop* matters more than how fast each iteration is. Here PCG runs to the end "
-    "while every stopping rule of §4 is recorded; each one's verdict is marked where it fires."
-)
-X, y_true, X2, labels = current_data()
-require_two_classes(class_count(y_true), "the PCG iterates and their stopping rules")
+    "while every stopping rule of §4 is recorded; each one's verdict is marked where it fires.",
+    "the PCG iterates and their stopping rules")
 state.keep_teaching_widgets(state.ES_N_VAL)
-dataset = state.presets_data_set()  # an uploaded file has no paper preset
 
 left, middle, right = st.columns(3)
 preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
@@ -44,7 +41,7 @@ st.caption(sigma_caption(dataset, "LapSVM", preset, sigma))
 
 require_both_classes(labels, "LapSVM")
 
-run = computed(lessons.early_stopping_run, state.data_description(), tuple(labels.tolist()),
+run = computed(lessons.early_stopping_run, state.data_source(), tuple(labels.tolist()),
                float(st.session_state[gamma_key]), int(st.session_state[state.ES_N_VAL]),
                sigma, what="Running PCG and Newton…")
 
@@ -55,7 +52,7 @@ iterations = np.array([s.iteration for s in states])
 
 
 def error_of(decision) -> float:
-    return unlabeled_error(decision, labels, y_true)
+    return unlabeled_error(decision, labels, data.y_true)
 
 
 errors = np.array([error_of(s.train_decision) for s in states])
@@ -65,8 +62,8 @@ if stability_stop is not None:
     stop_error = errors[list(iterations).index(stability_stop)]
     st.info(
         f"The stability check (Algorithm 2) stops PCG after **{stability_stop}** iterations "
-        f"with **{100 * stop_error:.1f} %** of the unlabeled points wrong; Newton's optimum "
-        f"errs on **{100 * optimum_error:.1f} %**; PCG left to run stops after "
+        f"with **{percent(stop_error)}** of the unlabeled points wrong; Newton's optimum "
+        f"errs on **{percent(optimum_error)}**; PCG left to run stops after "
         f"{int(iterations[-1])} iterations ("
         f"{'converged' if run['stopped_by'] == 'converged' else 'its iteration limit'})."
     )
@@ -80,12 +77,12 @@ grid = run["grid"]
 
 by_iteration = {s.iteration: s for s in states}
 panels = [
-    boundary_panel(f"PCG t = {t} · {100 * error_of(s.train_decision):.0f} %", s, grid)
+    boundary_panel(f"PCG t = {t} · {percent(error_of(s.train_decision), 0)}", s, grid)
     for t in SNAPSHOTS if (s := by_iteration.get(t)) is not None
 ]
-panels.append(boundary_panel(f"Newton optimum · {100 * optimum_error:.0f} %", run["newton"],
+panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error, 0)}", run["newton"],
                              grid))
-st.plotly_chart(boundary_multiples_figure(panels, X2, labels, grid, n_cols=3),
+st.plotly_chart(boundary_multiples_figure(panels, data.X2, labels, grid, n_cols=3),
                 width="stretch", config={"displaylogo": False})
 st.caption(
     "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
@@ -127,7 +124,7 @@ def table_row(rule: str, stops_at: str, seconds: float | None, error: float | No
     optimum's error is the last row's: a column of it cut the table at 1024 px.)"""
     return {"stopping rule": rule, "stops at iteration": stops_at,
             "time (s)": "—" if seconds is None else f"{seconds:.4f}",
-            "unlabeled error there (%)": "—" if error is None else f"{100 * error:.1f}"}
+            "unlabeled error there": "—" if error is None else percent(error)}
 
 
 position = {s.iteration: k for k, s in enumerate(states)}

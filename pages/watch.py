@@ -5,10 +5,15 @@ from contextlib import nullcontext
 import numpy as np
 import streamlit as st
 
+from engine.figures.data import soft_labels_figure
+from engine.figures.film import shipped
+from engine.film import film_id
+from engine.params import BUDGET
+from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
+from engine.registry import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
+from engine.stages import returned_state, stage_text
 from toy_data import class_count
 from ui import state
-from ui.figures import returned_state, shipped, soft_labels_figure, stage_text
-from ui.film import film_id
 from ui.forms import (
     number_box,
     parameter_form,
@@ -16,20 +21,16 @@ from ui.forms import (
     require_both_classes,
     require_valid_parameters,
 )
-from ui.jobs import OUT_OF_TIME, STOPPED
-from ui.params import BUDGET
-from ui.player import film
+from ui.player import film, follow_film, jump_film
 from ui.runs import (
     FRESH_PAGE_SETTLE,
     again_button,
     current_data,
     follow_run,
     job_controls,
-    run_key,
     start_run,
 )
 from ui.sidebar import start_page
-from ui.solvers import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
 
 #: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
 #: wide page's margins make way for the film.
@@ -41,8 +42,8 @@ PRESENTATION_STYLE = """<style>
 </style>"""
 
 start_page()
-X, y_true, X2, labels = current_data()
-n_classes = class_count(y_true)
+data, labels = current_data()
+n_classes = class_count(data.y_true)
 
 # The page's header: in presentation mode one row above the film, the form in a popover. The
 # header is one container either way, so the player below keeps its place on the page (a
@@ -87,13 +88,11 @@ with st.container():
 require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
 require_both_classes(labels, "any solver", n_classes)
 
-data = state.data_description()
-label_key = tuple(labels.tolist())
 solved_params, scalable_note = run_form(solver, len(labels), params)
-run_params = tuple(sorted(solved_params.items()))
+this_run = RunRequest(state.data_source(), tuple(labels.tolist()), solver,
+                      tuple(sorted(solved_params.items())))
 budget = float(st.session_state[state.RUN_BUDGET])
-job = start_run(data, label_key, solver, run_params, budget)
-this_run = run_key(data, label_key, solver, run_params)
+job = start_run(this_run, budget)
 # The running solver's latest boundary, then the player in its place. The placeholder is made
 # at the first preview only: sent on every rerun, it would blank the player for a moment.
 preview = []
@@ -153,7 +152,7 @@ with preview[0] if preview else nullcontext():
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP],
          name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
-         key=state.FILM, on_change=state.follow_film,
+         key=state.FILM, on_change=follow_film,
          args=(frame_states,))
 if scalable_note:
     st.caption(scalable_note)
@@ -175,7 +174,7 @@ elif not presenting:
     )
 if len(frame_states) > 1:
     st.select_slider("state details", frame_states, key=state.FRAME,
-                     on_change=state.jump_film, format_func="state {}".format,
+                     on_change=jump_film, format_func="state {}".format,
                      help="Pick a state of the film to see its details below; the film above "
                           "jumps to it.")
 
@@ -187,7 +186,7 @@ details += [f"{k} = {v:.4g}" for k, v in shown.extras.items() if np.ndim(v) == 0
 st.caption(" · ".join(details))
 if "p" in shown.extras:
     st.plotly_chart(
-        soft_labels_figure(X2, labels, shown.extras["p"],
+        soft_labels_figure(data.X2, labels, shown.extras["p"],
                            f"soft labels p at step {shown.step} (T = {shown.stage_value:.3g})"),
         width="stretch")
     st.caption("Deterministic annealing keeps a probability p of class 1 for every unlabeled "

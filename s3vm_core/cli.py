@@ -201,7 +201,7 @@ def app_command(parser):
 def run_app(args) -> int:
     import subprocess
 
-    from ui.docs import app_folder
+    from engine.docs import app_folder
 
     folder = app_folder()
     if not (folder / "app.py").is_file():

@@ -22,7 +22,6 @@ from toy_data.generators import (
     two_moons,
 )
 from toy_data.labels import UNLABELED, class_count, pick_labeled, pick_labeled_at_random
-from toy_data.projection import project_2d
 
 
 @dataclass(frozen=True)
@@ -107,5 +106,5 @@ __all__ = [
     "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "digits",
     "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled",
     "pick_labeled_at_random",
-    "project_2d", "two_circles", "two_moons",
+    "two_circles", "two_moons",
 ]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from engine import presets
+from engine.params import Param, problems
+from engine.registry import SOLVERS
 from toy_data import DATASETS, UNLABELED
-from ui import presets
 from ui import state as keys
-from ui.params import Param, problems
-from ui.solvers import SOLVERS
 
 
 def number_box(container, param: Param, key: str, **options):
@@ -55,7 +55,7 @@ def parameter_form(name: str, n_columns: int = 3) -> dict:
 
 def n_points() -> int | None:
     """The number of points the sidebar generates, which a paper preset follows
-    (``ui.presets.scaled``); None before the sidebar has set it."""
+    (``engine.presets.scaled``); None before the sidebar has set it."""
     n = st.session_state.get(keys.N_SAMPLES)
     return None if n is None else int(n)
 
@@ -80,7 +80,7 @@ def open_on_preset(dataset: str, solver: str) -> None:
     preset as in the paper where the data set has one (the generic default elsewhere); when
     the data set or its n has changed since a preset was applied and the form still holds
     it, the preset for the new data replaces it (a paper preset follows n,
-    ``ui.presets.scaled``). Values the user typed, or a shared link set, are left alone."""
+    ``engine.presets.scaled``). Values the user typed, or a shared link set, are left alone."""
     state = st.session_state
     drawn = any(keys.solver_param_key(solver, p.name) in state for p in SOLVERS[solver].params)
     applied = state.get(keys.PRESET_APPLIED, {}).get(solver)
@@ -132,7 +132,7 @@ def preset_line(container, dataset: str, solver: str) -> None:
 def preset_choice(container, name: str, dataset: str, solver: str) -> tuple[str, dict]:
     """A teaching page's radio between ``solver``'s presets on ``dataset`` (only the default
     where the data set has no paper preset), under the page's key ``name``; returns the preset
-    chosen and its parameters (``ui.presets.preset_params``). It opens on the paper's."""
+    chosen and its parameters (``engine.presets.preset_params``). It opens on the paper's."""
     options = [presets.PAPER, presets.DEFAULT]
     if presets.paper_preset(dataset, solver) is None:
         options = [presets.DEFAULT]

@@ -2,11 +2,11 @@
 
 plotly's own animation (frames and ``Plotly.animate``) redraws the whole figure for every frame,
 which held Play at about 8 frames per second in a browser without a GPU. This player
-(``player_frontend/``) lets plotly.js draw ``figures.player_figure`` once and then, per frame,
-paints the decision function and its level lines on a canvas beneath the plot, sets the
-points' colours on plotly's markers (a plotly restyle would redraw the figure), moves the
+(``player_frontend/``) lets plotly.js draw ``engine.figures.film.player_figure`` once and then,
+per frame, paints the decision function and its level lines on a canvas beneath the plot, sets
+the points' colours on plotly's markers (a plotly restyle would redraw the figure), moves the
 progress markers of the objective and stage-value charts and shows the frame's numbers. Its
-arguments (``ui.film.film_args``) are built in the solver's process.
+arguments (``engine.film.film_args``) are built in the solver's process.
 
 The player saves what it shows (``player_frontend/player.js``, its "Save" row): the frame on
 screen as a PNG and the film as an animated GIF, drawn in the browser by the same code that
@@ -28,7 +28,11 @@ import tempfile
 from pathlib import Path
 
 import plotly
+import streamlit as st
 import streamlit.components.v1 as components
+
+from engine.params import FILM_SPEEDS
+from ui import state as keys
 
 FRONTEND = Path(__file__).with_name("player_frontend")
 #: The player's own files: its page, the GIF writer and the player.
@@ -60,8 +64,8 @@ _film_player = components.declare_component("film_player", path=str(_served_fold
 def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
          loop: bool = False, name: str = "s3vm-film", key: str | None = None,
          on_change=None, args: tuple = ()):
-    """Draw the player for a film (``arguments``: ``ui.film.film_args``' without its id) under
-    the id ``identity`` (``ui.film.film_id``); it shows frame ``frame`` when the film is new or
+    """Draw the player for a film (``arguments``: ``engine.film.film_args``' without its id) under
+    the id ``identity`` (``engine.film.film_id``); it shows frame ``frame`` when the film is new or
     ``jump`` has changed since its last call (the page asks it to jump). ``name`` begins the
     names of the files it saves. ``on_change(*args)`` hears of each report. Returns the
     player's last report (None before any): see the module's docstring."""
@@ -72,3 +76,27 @@ def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float
                            "loop": bool(loop), "name": name},
                         frame=int(frame), jump=jump, key=key, on_change=callback,
                         default=None)
+
+
+# The player's callbacks live here, not in the page: Streamlit keeps a widget's callback for
+# the session, and a function defined in the page would keep the page's whole namespace.
+
+
+def follow_film(frame_states: list[int]) -> None:
+    """The Watch page's player stopped on a state (Pause, Step, the scrubber, the end of Play):
+    its details are shown (one of ``frame_states``, the film's); or its speed or loop changed:
+    they are kept (the share link carries them). A callback of the player."""
+    state = st.session_state
+    report = state[keys.FILM]
+    if report is None or report.get("film") != state.get(keys.SHOWN_RUN):
+        return  # a report of a film no longer shown
+    if report.get("state") in frame_states:
+        state[keys.FRAME] = report["state"]
+    if report.get("speed") in FILM_SPEEDS:
+        state[keys.FILM_SPEED] = float(report["speed"])
+    state[keys.FILM_LOOP] = bool(report.get("loop"))
+
+
+def jump_film() -> None:
+    """The details slider moved: the player jumps to its state."""
+    st.session_state[keys.FILM_JUMP] = st.session_state.get(keys.FILM_JUMP, 0) + 1

@@ -3,18 +3,19 @@ and the share link."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
+import numpy as np
 import streamlit as st
 
-from toy_data import DATASETS
+from engine.data import Data
+from engine.jobs import warm_up
+from engine.params import N_POINTS, SEED, noise_param, problems
+from toy_data import DATASETS, class_count
 from ui import state as keys
 from ui.counter import counting_button
-from ui.forms import number_box, open_on_preset
-from ui.jobs import warm_up
+from ui.forms import number_box, open_on_preset, require_two_classes
 from ui.navigation import enter_through_the_router
-from ui.params import N_POINTS, SEED, noise_param, problems
-from ui.runs import dataset
+from ui.runs import current_data, dataset
+from ui.share import open_link, share_box, show_link_notice
 
 
 def start_page(uses_data: bool = True) -> None:
@@ -24,10 +25,9 @@ def start_page(uses_data: bool = True) -> None:
     enter_through_the_router()
     warm_up()  # the solvers' process server starts while the first page is drawn
     keys.init()
+    open_link()
     found = data_controls()
-    if notice := st.session_state.pop(keys.LINK_NOTICE, None):
-        kind, text = notice
-        (st.error if kind == "error" else st.warning)(text)
+    show_link_notice()
     if found:
         st.error(f"The data settings in the sidebar are not valid: {' '.join(found)} Change "
                  "them there: the pages show data again as soon as they are valid.")
@@ -66,29 +66,9 @@ def data_controls() -> list[str]:
                          "click).")
     found = problems([(N_POINTS, state[keys.N_SAMPLES]), (noise, state[keys.NOISE]),
                       (SEED, state[keys.SEED])])
-    with st.sidebar.expander("Share this scenario"):
-        if found:
-            st.caption("The link appears once the data settings above are valid.")
-        elif (upload := keys.uploaded()) is not None:
-            st.code(share_link(), language=None, wrap_lines=True)
-            st.caption(f"The data set is your uploaded file {upload.name}, which a link cannot "
-                       "carry: this link opens with the solver and its parameters, and asks "
-                       "whoever opens it to upload the file.")
-        else:
-            st.code(share_link(), language=None, wrap_lines=True)
-            st.caption("Copy this link (the icon at its right): it opens this page with the "
-                       "same data, labels, added points, solver and parameters.")
+    # the sidebar comes first: the labels are brought up to the data on screen before sharing
+    share_box(found, lambda: keys.labels(dataset(keys.data_source()).y_true))
     return found
-
-
-def share_link() -> str:
-    """The address of this page with the session's scenario in its query (relative when the
-    browser's address is unknown, as in headless tests)."""
-    try:  # the sidebar comes first: bring the labels up to the data on screen before sharing
-        keys.labels(dataset(*keys.data_description())[1])
-    except ValueError:
-        pass  # the page says what is wrong with the data; the link keeps the settings
-    return f"{st.context.url or ''}?scenario={quote(keys.scenario_text(), safe='')}"
 
 
 def _reset_data_defaults() -> None:
@@ -108,3 +88,16 @@ def _regenerate() -> None:
         except ValueError:
             seed = SEED.default
         state[keys.SEED], state[keys.REGENERATED] = seed % (SEED.high + 1), clicks
+
+
+def start_teaching_page(title: str, story: str, shows: str) -> tuple[Data, np.ndarray, str]:
+    """The head of a teaching page: the sidebar, the title and the paper's story in a few
+    sentences; then the session's data and labels, the page stopped with a sentence on data
+    of more than two classes (it shows ``shows`` of one binary problem). Returns the data, the
+    labels and the data set whose presets the page offers."""
+    start_page()
+    st.title(title)
+    st.markdown(story)
+    data, labels = current_data()
+    require_two_classes(class_count(data.y_true), shows)
+    return data, labels, keys.presets_data_set()

@@ -1,31 +1,31 @@
-"""Every session-state key of the app, and the small functions that read and change them.
+"""Every session-state key of the app, with a comment each, and the small functions that
+read them and set them: nothing else (what the pages do with them is in the other ui modules).
 
 Two browser sessions never share this state (Streamlit keeps one ``st.session_state`` per
-session). The data set is described by a few numbers and regenerated through a cache; the
-labels are a list of class indices (``-1`` = unlabeled).
+session). The data set is described by a few values (``data_source``, an ``engine.data``
+source) and built through a cache; the labels are a list of class indices (``-1`` =
+unlabeled).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import streamlit as st
 
-from toy_data import DATASETS, UNLABELED, pick_labeled
-from ui import scenario
-from ui.params import (
+from engine import presets, scenario
+from engine.data import DataSource, Generated
+from engine.params import (
     BUDGET,
-    FILM_SPEEDS,
     K_LABELS,
     LABEL_DRAWS,
     LABELS_PER_DRAW,
-    MAX_ADDED,
-    MAX_POINTS,
     N_POINTS,
-    max_added,
 )
-from ui.params import SEED as SEED_PARAM
-from ui.presets import UPLOADED
-from ui.solvers import SOLVERS
+from engine.params import SEED as SEED_PARAM
+from engine.registry import SOLVERS
+from toy_data import DATASETS, pick_labeled
 
 # -- keys ----------------------------------------------------------------------------------
 DATASET = "dataset"          # registry name (sidebar selectbox)
@@ -41,7 +41,7 @@ REDO_LABELS = "redo_labels"  # Data page button: redo it
 ADDED = "added_points"       # points added by clicking empty space: [x, y, true class] each
 ADDED_FOR = "added_for"      # the generated data set the added points belong to
 ADD_MODE = "add_mode"        # what a click on empty space of the Data page's chart adds
-UPLOAD = "upload"            # the data set uploaded on the Data page (ui.uploads.Upload) or None
+UPLOAD = "upload"            # the data set uploaded on the Data page (engine.data.Upload) or None
 UPLOADER = "uploader"        # the Data page's file uploader
 DROP_UPLOAD = "drop_upload"  # Data page button: back to the generated data set
 REMOVE_ADDED = "remove_added"  # button: remove the added points
@@ -114,7 +114,7 @@ NUMBER_BOXES = {N_SAMPLES: N_POINTS, SEED: SEED_PARAM, RUN_BUDGET: BUDGET,
 PERSISTENT = (DATASET, N_SAMPLES, NOISE, SEED, BRUSH, K_PER_CLASS, SOLVER, SHOW_BASELINE,
               RUN_BUDGET, PRESENTATION)
 
-#: A new session's values: a shared link's defaults (``ui.scenario.DEFAULTS``) and the rest.
+#: A new session's values: a shared link's defaults (``engine.scenario.DEFAULTS``) and the rest.
 DEFAULTS = {
     **{key: scenario.DEFAULTS[field] for field, key in (
         ("dataset", DATASET), ("seed", SEED), ("solver", SOLVER), ("budget", RUN_BUDGET),
@@ -128,24 +128,12 @@ DEFAULTS = {
 
 
 def init() -> None:
-    """Fill missing keys with defaults, read a shared scenario once, keep widget values."""
+    """Fill missing keys with defaults and keep widget values (first thing on every page,
+    before ``ui.share.open_link``)."""
     state = st.session_state
     state[SCRIPT_RUNS] = state.get(SCRIPT_RUNS, 0) + 1
     for key, value in DEFAULTS.items():
         state.setdefault(key, value)
-    if not state.get(SCENARIO_LOADED):
-        state[SCENARIO_LOADED] = True
-        text = st.query_params.get("scenario")
-        if text:
-            try:
-                notes = load_scenario(text)
-            except ValueError as error:
-                state[LINK_NOTICE] = ("error", f"The shared link could not be loaded: {error} "
-                                      "The app opens with its defaults.")
-            else:
-                if notes:
-                    state[LINK_NOTICE] = ("warning", "Parts of the shared link could not be "
-                                          "used:\n" + "\n".join(f"- {n}" for n in notes))
     read_number_boxes()
     for key in PERSISTENT:
         state[key] = state[key]
@@ -159,14 +147,15 @@ def fresh_page() -> bool:
     return st.session_state.get(SCRIPT_RUNS, 0) <= 1
 
 
-def generated_description() -> tuple[str, int, float, int]:
-    """The generator settings of the current data set: name, n, noise, seed."""
+def generated() -> Generated:
+    """The generator's data set in the sidebar's settings, with no added points."""
     state = st.session_state
-    return (state[DATASET], int(state[N_SAMPLES]), float(state[NOISE]), int(state[SEED]))
+    return Generated(state[DATASET], int(state[N_SAMPLES]), float(state[NOISE]),
+                     int(state[SEED]))
 
 
 def uploaded():
-    """The data set uploaded on the Data page (``ui.uploads.Upload``), or None: the
+    """The data set uploaded on the Data page (``engine.data.Upload``), or None: the
     generator's."""
     return st.session_state.get(UPLOAD)
 
@@ -174,14 +163,14 @@ def uploaded():
 def presets_data_set() -> str:
     """The data set whose presets the forms offer: the generator's, or ``presets.UPLOADED`` for
     an uploaded file (no paper's setting is meant for it)."""
-    return st.session_state[DATASET] if uploaded() is None else UPLOADED
+    return presets.presets_data_set(data_source())
 
 
-def _data_key() -> tuple:
+def data_key() -> DataSource:
     """What the labels, added points and undo steps belong to: the generator settings, or
     the uploaded file."""
     upload = uploaded()
-    return generated_description() if upload is None else ("upload", upload.digest)
+    return generated() if upload is None else upload
 
 
 def added_points() -> list[list]:
@@ -189,68 +178,17 @@ def added_points() -> list[list]:
     data set has changed (they belonged to the old one, and are dropped), none on uploaded
     data."""
     state = st.session_state
-    if state.get(ADDED_FOR) != _data_key():
+    if state.get(ADDED_FOR) != data_key():
         state[ADDED] = []
     return list(state.get(ADDED, []))
 
 
-def data_description() -> tuple:
-    """The description of the current data set (hashable, for caches): the generator settings
-    and the added points, or the uploaded data set (``ui.runs.dataset``'s arguments)."""
+def data_source() -> DataSource:
+    """Where the current data set comes from (hashable, for caches): the generator's settings
+    with the added points, or the uploaded file."""
     if (upload := uploaded()) is not None:
-        return ("upload", 0, 0.0, 0, (), upload)
-    return (*generated_description(), tuple(tuple(point) for point in added_points()))
-
-
-def use_upload() -> None:
-    """The Data page's uploader has a new file: read it and make it the data set, its labels
-    the labeled points; a file that cannot be read leaves the data and labels as they are,
-    and the reason is shown. A callback."""
-    from ui.uploads import read_upload
-
-    state = st.session_state
-    file = state.get(UPLOADER)
-    if file is None:
-        return
-    try:
-        upload = read_upload(file.name, file.getvalue())
-    except ValueError as error:
-        report_error(f"{error} Your data and labels are unchanged.")
-        return
-    state[UPLOAD] = upload
-    set_labels(upload.y)
-
-
-def drop_upload() -> None:
-    """Back to the generated data set (the Data page's button)."""
-    st.session_state[UPLOAD] = None
-
-
-def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
-    """Add a point of class ``true_class`` at (x, y), labeled or not; its label goes with it.
-    A point already there is not added twice (a repeated selection event adds nothing)."""
-    state = st.session_state
-    points = added_points()
-    point = [round(float(x), 4), round(float(y), 4), int(true_class)]
-    if any(p[:2] == point[:2] for p in points):
-        return
-    if len(points) >= max_added(int(state[N_SAMPLES])):
-        report_error(f"No more points can be added: at most {MAX_ADDED}, and {MAX_POINTS} in "
-                     "all. Remove the added points, or choose a smaller n.")
-        return
-    current = list(state.get(LABELS, []))
-    remember_labels()
-    state[ADDED], state[ADDED_FOR] = [*points, point], _data_key()
-    set_labels([*current, point[2] if labeled else UNLABELED])
-
-
-def remove_added_points() -> None:
-    """Back to the generated data set; the generated points keep their labels."""
-    n_added = len(added_points())
-    current = list(st.session_state.get(LABELS, []))
-    remember_labels()
-    st.session_state[ADDED] = []
-    set_labels(current[:len(current) - n_added])
+        return upload
+    return dataclasses.replace(generated(), added=tuple(tuple(p) for p in added_points()))
 
 
 def labels(y_true: np.ndarray) -> np.ndarray:
@@ -260,7 +198,7 @@ def labels(y_true: np.ndarray) -> np.ndarray:
     page has something to show without configuration.
     """
     state = st.session_state
-    if state.get(LABELS_FOR) != data_description() or len(state.get(LABELS, [])) != len(y_true):
+    if state.get(LABELS_FOR) != data_source() or len(state.get(LABELS, [])) != len(y_true):
         upload = uploaded()
         set_labels(pick_labeled(y_true, 1, random_state=int(state[SEED])) if upload is None
                    else upload.y)
@@ -269,124 +207,7 @@ def labels(y_true: np.ndarray) -> np.ndarray:
 
 def set_labels(values) -> None:
     st.session_state[LABELS] = [int(v) for v in values]
-    st.session_state[LABELS_FOR] = data_description()
-
-
-def apply_brush(indices) -> None:
-    """Give the selected points the brush's class (or unlabel them). Idempotent."""
-    current = st.session_state.get(LABELS)
-    if current is None:
-        return
-    updated = list(current)
-    for index in indices:
-        if 0 <= int(index) < len(updated):
-            updated[int(index)] = int(st.session_state[BRUSH])
-    if updated != current:  # (a repeated selection event is no new action to undo)
-        remember_labels()
-        set_labels(updated)
-
-
-def clear_labels() -> None:
-    """Unlabel every point (the Data page's button)."""
-    remember_labels()
-    set_labels([UNLABELED] * len(st.session_state.get(LABELS, [])))
-
-
-#: Labelling actions a session can undo.
-UNDO_STEPS = 50
-
-
-def _snapshot() -> tuple:
-    state = st.session_state
-    return _data_key(), list(added_points()), list(state.get(LABELS, []))
-
-
-def remember_labels() -> None:
-    """Before a labelling action (a click, a box, random labels, clearing, adding points):
-    keep what it changes, so that Undo brings it back."""
-    state = st.session_state
-    state[LABEL_HISTORY] = [*state.get(LABEL_HISTORY, [])[1 - UNDO_STEPS:], _snapshot()]
-    state[LABEL_FUTURE] = []
-
-
-def _step_back(source: str, target: str) -> None:
-    """Undo (from the history to the future) or redo (the other way): the latest snapshot of
-    this data set in ``source`` replaces labels and added points; what it replaced goes to
-    ``target``. Snapshots of another data set (the seed or n changed since) are dropped."""
-    state = st.session_state
-    generated = _data_key()
-    kept = [s for s in state.get(source, []) if s[0] == generated]
-    if not kept:
-        state[source] = []
-        return
-    *state[source], (_, added, labels) = kept
-    state[target] = [*state.get(target, []), _snapshot()]
-    state[ADDED], state[ADDED_FOR] = added, generated
-    set_labels(labels)
-
-
-def undo_labels() -> None:
-    _step_back(LABEL_HISTORY, LABEL_FUTURE)
-
-
-def redo_labels() -> None:
-    _step_back(LABEL_FUTURE, LABEL_HISTORY)
-
-
-def can_step_back(source: str) -> bool:
-    """Whether ``source`` (``LABEL_HISTORY``: undo, ``LABEL_FUTURE``: redo) has a step for the
-    data set on screen."""
-    generated = _data_key()
-    return any(s[0] == generated for s in st.session_state.get(source, []))
-
-
-def follow_film(frame_states: list[int]) -> None:
-    """The Watch page's player stopped on a state (Pause, Step, the scrubber, the end of Play):
-    its details are shown (one of ``frame_states``, the film's); or its speed or loop changed:
-    they are kept (the share link carries them). A callback of the player."""
-    state = st.session_state
-    report = state[FILM]
-    if report is None or report.get("film") != state.get(SHOWN_RUN):
-        return  # a report of a film no longer shown
-    if report.get("state") in frame_states:
-        state[FRAME] = report["state"]
-    if report.get("speed") in FILM_SPEEDS:
-        state[FILM_SPEED] = float(report["speed"])
-    state[FILM_LOOP] = bool(report.get("loop"))
-
-
-def jump_film() -> None:
-    """The details slider moved: the player jumps to its state."""
-    st.session_state[FILM_JUMP] = st.session_state.get(FILM_JUMP, 0) + 1
-
-
-def label_chart_selected() -> None:
-    """The Data page's chart reports a selection (a click, a box, a lasso): the selected points
-    take the brush's class, and a single click on empty space adds the point chosen there.
-    Runs before the page; the same selection twice changes nothing (``apply_brush`` and
-    ``add_point`` are idempotent)."""
-    selection = st.session_state[LABEL_CHART]["selection"]
-    points, empty_space = [], []
-    for point in selection["points"]:
-        (points if point.get("curve_number", 0) == 0 else empty_space).append(point)
-    indices = [point["customdata"] for point in points if "customdata" in point]
-    apply_brush([i[0] if isinstance(i, list) else i for i in indices])
-    addition = st.session_state.get(ADD_MODE)
-    # a single click only: a box or a lasso over empty space would add a point per grid node
-    if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
-        true_class, labeled = addition
-        add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
-
-
-def pick_random_labels(y_true) -> None:
-    """k random labels per class (the Data page's box), or the reason none were picked."""
-    try:
-        k = K_LABELS.check(typed_value(K_LABELS, K_PER_CLASS))
-        remember_labels()
-        set_labels(pick_labeled(y_true, k,
-                                random_state=int(np.random.default_rng().integers(2**31))))
-    except ValueError as error:
-        report_error(f"{error} No labels were picked.")
+    st.session_state[LABELS_FOR] = data_source()
 
 
 def typed_key(key: str) -> str:
@@ -475,7 +296,6 @@ def keep_teaching_widgets(*names: str) -> None:
             state[name] = state[name]
 
 
-# -- shareable scenario ------------------------------------------------------------------
 
 
 def form_values(solver: str) -> dict:
@@ -492,42 +312,3 @@ def set_form_values(solver: str, values: dict) -> None:
         st.session_state[solver_param_key(solver, name)] = params[name].to_widget(value)
 
 
-def scenario_text() -> str:
-    """The session's scenario as the share link carries it (``ui.scenario.describe``)."""
-    state = st.session_state
-    name, n_samples, noise, seed = generated_description()
-    solver = state[SOLVER]
-    drawn = {p.name for p in SOLVERS[solver].params if solver_param_key(solver, p.name) in state}
-    params = {name: value for name, value in form_values(solver).items() if name in drawn}
-    return scenario.to_text(scenario.describe(
-        dataset=name, n=n_samples, noise=noise, seed=seed, labels=state.get(LABELS, []),
-        points=added_points(), solver=solver, params=params, form=form_values(solver),
-        budget=state[RUN_BUDGET], speed=state[FILM_SPEED], loop=state[FILM_LOOP],
-        presentation=state[PRESENTATION],
-        compare=state.get(COMPARE_PRESET, TEACHING_DEFAULTS[COMPARE_PRESET]),
-        uploaded=None if uploaded() is None else uploaded().name))
-
-
-#: The session key of each scenario field that is kept as it is read.
-_SCENARIO_KEYS = {"dataset": DATASET, "n": N_SAMPLES, "noise": NOISE, "seed": SEED,
-                  "solver": SOLVER, "budget": RUN_BUDGET, "speed": FILM_SPEED,
-                  "loop": FILM_LOOP, "presentation": PRESENTATION, "compare": COMPARE_PRESET}
-
-
-def load_scenario(text: str) -> list[str]:
-    """Make a shared scenario the session's state; return sentences on what it could not use
-    (``ui.scenario.parse``, which raises ``ValueError`` when the text is no scenario)."""
-    values, notes = scenario.parse(text)
-    state = st.session_state
-    for field, key in _SCENARIO_KEYS.items():
-        if field in values:
-            state[key] = values[field]
-    solver = values["solver"]
-    set_form_values(solver, values.get("params", {}))
-    if "preset" in values:
-        state[PRESET_APPLIED] = {solver: [values["dataset"], values["preset"], values["n"]]}
-    state[UPLOAD] = None
-    state[ADDED], state[ADDED_FOR] = values["points"], _data_key()
-    if "labels" in values:
-        set_labels(values["labels"])
-    return notes

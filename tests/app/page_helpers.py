@@ -37,7 +37,7 @@ def players(at) -> list:
 
 
 def film(at) -> dict:
-    """The arguments of the Watch page's player (``ui.film.film_args``): the still figure as
+    """The arguments of the Watch page's player (``engine.film.film_args``): the still figure as
     JSON, the per-frame bytes as numpy arrays."""
     (element,) = players(at)
     args = json.loads(element.proto.json_args)

@@ -4,8 +4,9 @@ and says so, and "Run again" starts it over; the labels survive."""
 import pytest
 from page_helpers import film, type_number
 
-from ui import jobs, runs, state
-from ui.params import MIN_BUDGET
+from engine import jobs
+from engine.params import MIN_BUDGET
+from ui import runs, state
 
 WATCH = "pages/watch.py"
 TEACHING = ["pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py"]
@@ -59,9 +60,9 @@ def test_teaching_computations_run_in_a_solver_process(app, monkeypatch):
     started = []
     original = jobs.Job.__init__
 
-    def record(self, work, args, budget):
+    def record(self, work, args, budget, *rest, **options):
         started.append(work.__name__)
-        original(self, work, args, budget)
+        original(self, work, args, budget, *rest, **options)
 
     monkeypatch.setattr(jobs.Job, "__init__", record)
     at = app.run()
@@ -78,7 +79,7 @@ def test_the_compare_page_runs_its_sweep_on_a_dask_cluster(app, monkeypatch):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   protocol="tcp", host="127.0.0.1",
                                   dashboard_address=None) as cluster:
-        monkeypatch.setenv("S3VM_DASK_SCHEDULER", cluster.scheduler_address)
+        monkeypatch.setenv("S3VM_SCHEDULER", cluster.scheduler_address)
         at = app.run()
         at.session_state[state.N_SAMPLES] = 100
         at.switch_page("pages/compare.py").run()

@@ -6,7 +6,8 @@ import re
 import pytest
 from page_helpers import plotly_specs
 
-from ui import presets, runs, state
+from engine import presets
+from ui import runs, state
 
 CONTINUATION = "pages/continuation.py"
 ANNEALING = "pages/annealing.py"

@@ -11,7 +11,8 @@ from urllib.parse import unquote
 import pytest
 from page_helpers import film, new_session, type_number
 
-from ui import scenario, state
+from engine import scenario
+from ui import state
 from ui.navigation import PAGES
 
 PAGE_FILES = [f"pages/{file}.py" for file, _, _ in PAGES]
@@ -90,8 +91,8 @@ FAMILY = {
 
 # Every page with a link refused whole and one used in part (its own 60 points and labels).
 # The other three links load exactly the state of "no scenario" (the defaults, as
-# ui.scenario.parse returns them): they differ only in their notice, which the sidebar writes the
-# same way on every page, so they run on Watch, the one page that reads every field.
+# engine.scenario.parse returns them): they differ only in their notice, which the sidebar
+# writes the same way on every page, so they run on Watch, the one page that reads every field.
 @pytest.mark.parametrize(("page", "link"), [
     *((page, link) for page in PAGE_FILES for link in ("no scenario", "bad labels and parameters")),
     *(("pages/watch.py", link) for link in ("wrong types", "out of range", "huge strings")),

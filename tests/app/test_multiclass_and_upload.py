@@ -5,9 +5,9 @@ from urllib.parse import unquote
 import numpy as np
 from page_helpers import film, new_session, plotly_specs, type_number, values
 
+from engine.data import read_upload
 from toy_data import DATASETS
 from ui import state
-from ui.uploads import read_upload
 
 BLOBS = "blobs_3"
 TEACHING = ("pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py")
@@ -106,7 +106,8 @@ def test_an_uploaded_file_is_the_data_set_with_its_labels_on_every_page(app):
     at = uploaded_file(app, CSV).run()
     assert not at.exception
     assert counts(at) == {"class 0 labeled": "2", "class 1 labeled": "2", "unlabeled": "36"}
-    assert any("In use: **mine.csv**, 40 points, 3 features, 2 classes (0 = a, 1 = b)"
+    # (the file's name and class names are shown as written: escaped Markdown)
+    assert any(r"In use: **mine\.csv**, 40 points, 3 features, 2 classes (0 = a, 1 = b)"
                in s.value for s in at.success)
     (spec,) = plotly_specs(at)
     assert spec["layout"]["title"]["text"].startswith("first two principal components of 3-D")

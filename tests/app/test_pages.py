@@ -16,9 +16,9 @@ from page_helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
+from engine.registry import SOLVERS
 from toy_data import DATASETS
 from ui import state
-from ui.solvers import SOLVERS
 
 WATCH = "pages/watch.py"
 
@@ -231,16 +231,16 @@ def test_add_mode_lays_invisible_places_to_click_over_empty_space(app):
 def _adder():
     import streamlit as st
 
-    from ui import state
+    from ui import labelling, state
     from ui.runs import current_data
 
     state.init()
     if st.button("add"):
-        state.add_point(0.5, 1.3, 1, labeled=False)
-        state.add_point(0.5, 1.3, 1, labeled=True)  # the same place again: nothing more
-        state.add_point(-1.0, 0.2, 0, labeled=True)
-    _, y_true, X2, labels = current_data()
-    st.write(f"{len(X2)} {y_true[-2:].tolist()} {labels[-2:].tolist()}")
+        labelling.add_point(0.5, 1.3, 1, labeled=False)
+        labelling.add_point(0.5, 1.3, 1, labeled=True)  # the same place again: nothing more
+        labelling.add_point(-1.0, 0.2, 0, labeled=True)
+    data, labels = current_data()
+    st.write(f"{len(data.X2)} {data.y_true[-2:].tolist()} {labels[-2:].tolist()}")
 
 
 def test_an_added_point_keeps_its_class_and_its_label_once():

@@ -6,8 +6,8 @@ from urllib.parse import unquote
 
 from page_helpers import new_session, shown_numbers, type_number
 
+from engine.registry import SOLVERS
 from ui import state
-from ui.solvers import SOLVERS
 
 WATCH = "pages/watch.py"
 

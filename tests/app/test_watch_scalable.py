@@ -3,8 +3,8 @@
 
 from page_helpers import film, type_number
 
+from engine.registry import SCALABLE_ABOVE, SOLVERS
 from ui import state
-from ui.solvers import SCALABLE_ABOVE, SOLVERS
 
 WATCH = "pages/watch.py"
 

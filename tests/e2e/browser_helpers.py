@@ -49,7 +49,7 @@ PLAYER = 'iframe[title="ui.player.film_player"]'
 
 def choose_solver(page, name: str) -> None:
     """Pick a solver in the Watch form by its class name (the page runs it at once)."""
-    from ui.solvers import SOLVERS
+    from engine.registry import SOLVERS
 
     box = page.get_by_role("combobox", name="solver").first  # not LapSVM's "solver"
     # On a page scrolled down to the film, the scroll a click makes to reach the box closes

@@ -114,7 +114,7 @@ def test_s3vm_app_serves_the_app_from_the_installed_package(installed, tmp_path)
                 assert time.monotonic() < deadline, "the app did not answer in 120 s"
                 time.sleep(0.5)
         # it serves the installed package's app.py, not the checkout's
-        folder = subprocess.run([installed / "python", "-c", "from ui.docs import app_folder; "
+        folder = subprocess.run([installed / "python", "-c", "from engine.docs import app_folder; "
                                  "print(app_folder())"], capture_output=True, text=True,
                                 check=True, cwd=tmp_path).stdout.strip()
         assert Path(folder).is_relative_to(installed.parent)

@@ -184,7 +184,7 @@ def test_success_ordering_on_two_moons_with_one_label_per_class():
 
 @pytest.mark.slow
 def test_scalable_forms_classify_two_moons_as_the_exact_methods_do():
-    """The app's forms above 1,000 points (ui.solvers.SOLVERS' ``scalable``): ∇TSVM on the
+    """The app's forms above 1,000 points (engine.registry.SOLVERS' ``scalable``): ∇TSVM on the
     kernel PCA of a random subset (cS3VM paper §5.2), LDS and the graph kernel on the k-NN
     graph's rho-paths (LDS paper §2.1) with a truncated MDS. 600 points, one label per class,
     3 draws: the unlabeled error is at most 3 points above the exact method's (observed: ∇TSVM

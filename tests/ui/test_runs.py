@@ -9,15 +9,19 @@ import time
 import numpy as np
 import pytest
 
+from engine import film, jobs
+from engine import registry as solvers
+from engine.data import Generated
+from engine.figures.film import shipped
+from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
+from engine.registry import make_estimator
 from s3vm_core import decision_on_grid
-from ui import jobs, runs, solvers, work
-from ui.figures import shipped
-from ui.solvers import make_estimator
+from ui import runs
 
-MOONS = ("two_moons", 120, 0.1, 3)
+MOONS = Generated("two_moons", 120, 0.1, 3)
 #: Deterministic annealing with the hinge loss takes seconds here (1.7 s of CPU for its 208
 #: states; at 800 points 0.45 s): long enough to stop.
-SLOW = (("two_moons", 2000, 0.1, 3), "DeterministicAnnealingS3VM", ())
+SLOW = (Generated("two_moons", 2000, 0.1, 3), "DeterministicAnnealingS3VM", ())
 #: Its squared hinge (a Newton solve per step) needs minutes there: a run that cannot end
 #: within a budget of seconds, and reaches its first state at once.
 SLOWER = (SLOW[0], SLOW[1], (("loss", "squared_hinge"),))
@@ -32,7 +36,7 @@ def fresh_runs(monkeypatch):
 
 
 def one_label_per_class(data=MOONS):
-    _, y, _ = runs.dataset(*data)
+    y = runs.dataset(data).y_true
     labels = np.full(y.size, -1)
     for cls in (0, 1):
         labels[np.flatnonzero(y == cls)[0]] = cls
@@ -41,17 +45,21 @@ def one_label_per_class(data=MOONS):
 
 def grid_of(solver, labels, data=MOONS, params=()):
     """The states of a run computed here, and the display grid's features."""
-    X, _, X2 = runs.dataset(*data)
+    built = runs.dataset(data)
     estimator = make_estimator(solver, dict(params))
-    trace = estimator.trace(X, np.asarray(labels))
-    grid = work.grid_features(estimator, X, X2)
+    trace = estimator.trace(built.X, np.asarray(labels))
+    grid = built.grid_features(estimator)
     return list(trace), grid
+
+
+def request(data, labels, solver, params=()):
+    return RunRequest(data, labels, solver, params)
 
 
 def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     labels = one_label_per_class()
     start = time.perf_counter()
-    run = runs.run_solver(MOONS, labels, "QNS3VM", ())
+    run = runs.run_solver(request(MOONS, labels, "QNS3VM", ()))
     wall = time.perf_counter() - start
     states, (_, _, features) = grid_of("QNS3VM", labels)
     assert run.complete and run.states[-1].event == "final"
@@ -63,7 +71,7 @@ def test_a_run_brings_every_state_its_frames_and_the_solvers_own_time():
     np.testing.assert_allclose(run.point_decisions[-1], states[-1].train_decision, rtol=1e-5,
                                atol=1e-5)
     assert 0 < run.seconds < wall  # the solver's time, not the wait for the page
-    assert runs.run_solver(MOONS, labels, "QNS3VM", ()) is run  # kept, not recomputed
+    assert runs.run_solver(request(MOONS, labels, "QNS3VM", ())) is run  # kept, not recomputed
 
 
 def figure_array(spec) -> np.ndarray:
@@ -76,13 +84,13 @@ def figure_array(spec) -> np.ndarray:
 
 
 def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatch):
-    monkeypatch.setattr(runs, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
+    monkeypatch.setattr(film, "PREVIEW_EVERY", 0.0)  # a preview whenever a state comes
     # a run of about a second (DA's squared hinge, 400 points), so that the page, looking
     # every 0.25 s, finds it running several times
-    data, params = ("two_moons", 400, 0.1, 3), (("loss", "squared_hinge"),)
+    data, params = Generated("two_moons", 400, 0.1, 3), (("loss", "squared_hinge"),)
     labels = one_label_per_class(data)
     seen = []
-    runs.run_solver(data, labels, "DeterministicAnnealingS3VM", params,
+    runs.run_solver(request(data, labels, "DeterministicAnnealingS3VM", params),
                     preview=lambda live: seen.append(live.preview))
     assert len(seen) >= 2
     states, (_, _, features) = grid_of("DeterministicAnnealingS3VM", labels, data, params)
@@ -102,10 +110,10 @@ def test_previews_show_the_boundary_of_a_recorded_state_while_it_runs(monkeypatc
 def test_a_rerun_in_the_middle_of_a_solve_finds_it_running():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = runs.start_run(data, labels, solver, params)
+    job = runs.start_run(request(data, labels, solver, params))
     while not job.states:
         job.wait(0.1)
-    assert runs.start_run(data, labels, solver, params) is job and not job.done
+    assert runs.start_run(request(data, labels, solver, params)) is job and not job.done
     run = runs.follow_run(job)
     assert run.complete and len(run.states) > 1
 
@@ -116,7 +124,8 @@ def test_two_sessions_share_one_run_without_racing():
 
     def session():
         try:
-            results.append(runs.run_solver(MOONS, labels, "DeterministicAnnealingS3VM", ()))
+            results.append(runs.run_solver(request(MOONS, labels,
+                                                   "DeterministicAnnealingS3VM")))
         except Exception as error:  # noqa: BLE001 - reported by the assertion below
             errors.append(error)
 
@@ -134,28 +143,27 @@ def test_two_sessions_share_one_run_without_racing():
 def test_bad_parameters_raise_the_solvers_sentence():
     labels = one_label_per_class()
     with pytest.raises(ValueError, match="lam"):
-        runs.run_solver(MOONS, labels, "QNS3VM", (("lam", -1.0),))
-    run = runs.run_solver(MOONS, labels, "QNS3VM", (("lam", 1.0),))
+        runs.run_solver(request(MOONS, labels, "QNS3VM", (("lam", -1.0),)))
+    run = runs.run_solver(request(MOONS, labels, "QNS3VM", (("lam", 1.0),)))
     assert run.states[-1].event == "final"
 
 
 def test_stop_hands_over_the_path_so_far_and_frees_the_cpu():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = runs.start_run(data, labels, solver, params)
+    job = runs.start_run(request(data, labels, solver, params))
     while len(job.states) < 3:
         job.wait(0.1)
-    runs.stop_job(runs.run_key(data, labels, solver, params))
+    runs.stop_job(request(data, labels, solver, params))
     run = runs.follow_run(job)
-    assert run.ended == jobs.STOPPED and not run.complete
+    assert run.ended == STOPPED and not run.complete
     assert 3 <= len(run.states) and run.states[-1].event != "final"
     assert run.frames[-1] == len(run.states) - 1
     assert run.grid_decisions.shape[0] == len(run.frames) == run.point_decisions.shape[0]
-    assert not job._process.is_alive()
     # asked for again, the stopped run is what the page shows, until it is forgotten
-    assert runs.start_run(data, labels, solver, params) is job
-    runs.forget_job(runs.run_key(data, labels, solver, params))
-    fresh = runs.start_run(data, labels, solver, params)
+    assert runs.start_run(request(data, labels, solver, params)) is job
+    runs.forget_job(request(data, labels, solver, params))
+    fresh = runs.start_run(request(data, labels, solver, params))
     assert fresh is not job
     fresh.stop()
 
@@ -164,8 +172,8 @@ def test_a_run_ends_at_its_budget_with_the_path_so_far():
     data, solver, params = SLOWER
     labels = one_label_per_class(data)
     start = time.perf_counter()
-    run = runs.run_solver(data, labels, solver, params, budget=3.0)
-    assert run.ended == jobs.OUT_OF_TIME and run.budget == 3.0
+    run = runs.run_solver(request(data, labels, solver, params), budget=3.0)
+    assert run.ended == OUT_OF_TIME and run.budget == 3.0
     assert time.perf_counter() - start < 3.0 + 6.0  # the budget, then at most the hand-over
     assert len(run.states) >= 1
 
@@ -174,13 +182,13 @@ def test_an_abandoned_run_starts_anew_when_asked_for_again(monkeypatch):
     monkeypatch.setattr(jobs, "ABANDON_AFTER", 0.5)
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = runs.start_run(data, labels, solver, params)
+    job = runs.start_run(request(data, labels, solver, params))
     deadline = time.monotonic() + 10
     while not job.done:
         assert time.monotonic() < deadline
         time.sleep(0.1)  # the page has gone: nobody waits
     assert job.status == jobs.ABANDONED
-    again = runs.start_run(data, labels, solver, params)
+    again = runs.start_run(request(data, labels, solver, params))
     assert again is not job
     again.stop()
 
@@ -195,7 +203,7 @@ def test_a_long_run_is_announced_before_it_starts():
 def test_a_run_stopped_before_its_first_state_says_so():
     data, solver, params = SLOW
     labels = one_label_per_class(data)
-    job = runs.start_run(data, labels, solver, params)
+    job = runs.start_run(request(data, labels, solver, params))
     job.stop()  # at once: the solver has not produced a state yet
     with pytest.raises(ValueError, match="before the solver reached its first state"):
         runs.follow_run(job)
@@ -227,7 +235,7 @@ def test_the_kept_runs_are_bounded_in_number_and_in_bytes_oldest_first(monkeypat
 
 def test_what_a_run_holds_is_counted_in_its_arrays_and_film():
     labels = one_label_per_class()
-    run = runs.run_solver(MOONS, labels, "QNS3VM", ())
+    run = runs.run_solver(request(MOONS, labels, "QNS3VM", ()))
     arrays = sum(s.coef.nbytes + s.train_decision.nbytes for s in run.states)
-    film = sum(len(args["figure"]) for args in run.films.values())
-    assert arrays + film < runs.nbytes_of(run) < 2 * (arrays + film) + run.grid_decisions.nbytes
+    films = sum(len(args["figure"]) for args in run.films.values())
+    assert arrays + films < jobs.nbytes_of(run) < 2 * (arrays + films) + run.grid_decisions.nbytes

@@ -1,0 +1,206 @@
+"""The teaching pages' and the Compare page's computations.
+
+Each is a module-level function of the data description and the page's settings that returns
+plain values, so that ``ui.runs.computed`` can run it in a child process (bounded, stoppable,
+see ``engine.jobs``) and keep its result for every session.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from engine.comparison import BASELINE, compare_solvers, run_draws
+from engine.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params, presets_data_set
+from engine.registry import SOLVERS, make_estimator, run_form
+from s3vm_core import ContinuationS3VM, DeterministicAnnealingS3VM, LapSVM
+from toy_data import UNLABELED
+
+#: Resolution of the teaching pages' small boundary panels.
+GRID = 40
+
+
+#: Label draws of the teaching pages' comparisons (the DA paper's Table 2 uses 10).
+DRAWS = 10
+#: Above this many points the label draws run two at a time. Below, starting the two worker
+#: processes costs more than it saves: the Annealing page's 30 fits on 200 points took 2.6–2.8 s
+#: in one process against 3.5–3.8 s in two; on 500 points 5.5 s against 4.6 s.
+PARALLEL_ABOVE = 300
+
+
+def continuation_run(source, labels: tuple, C: float, sigma: float | None = None):
+    """Trace cS3VM (C* = C, §4) on the data of ``source`` (``engine.data``); the fitted
+    model, its states, the time, the display grid's features and the sentence of
+    ``engine.registry.run_form`` when its scalable form ran (None for the exact one)."""
+    data = source.build()
+    X = data.X
+    params, form = run_form("ContinuationS3VM", len(X), {"C": C, "sigma": sigma})
+    model = ContinuationS3VM(**params)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a ConvergenceWarning still leaves a usable path
+        states = list(model.trace(X, np.asarray(labels)))
+    seconds = time.perf_counter() - start
+    return model, states, seconds, data.grid_features(model, GRID), form
+
+
+def _anneal(X, labels, **params):
+    model = DeterministicAnnealingS3VM(**params)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        # Fixed T stops after one temperature by design, which the solver reports as a
+        # ConvergenceWarning (entropy not yet below eps); the state is still the answer.
+        warnings.simplefilter("ignore")
+        states = list(model.trace(X, np.asarray(labels)))
+    return model, states, time.perf_counter() - start
+
+
+def annealing_run(source, labels: tuple, loss: str, lam: float,
+                  sigma: float | None = None):
+    """DA with Table 1's schedule (T0 = 10, R = 1.5): model, states, seconds, grid features."""
+    data = source.build()
+    model, states, seconds = _anneal(data.X, labels, loss=loss, lam=lam, sigma=sigma)
+    return model, states, seconds, data.grid_features(model, GRID)
+
+
+def fixed_temperature_runs(source, labels: tuple, loss: str, lam: float,
+                           temperatures: tuple, sigma: float | None = None) -> list:
+    """DA at each fixed temperature (Table 5: no annealing): ``(T, final state, seconds)``."""
+    X = source.build().X
+    runs = []
+    for T in temperatures:
+        _, states, seconds = _anneal(X, labels, loss=loss, lam=lam, sigma=sigma, T0=T,
+                                     max_stages=1)
+        runs.append((T, states[-1], seconds))
+    return runs
+
+
+def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
+                       sigma: float | None = None) -> dict:
+    """PCG run to the end with every criterion recorded, and the Newton optimum.
+
+    The validation set is ``n_val`` unlabeled training points with their true labels (drawn
+    with the data's seed), the labeled validation set of Algorithm 3.
+    """
+    data = source.build()
+    X, y_true = data.X, data.y_true
+    labels = np.asarray(labels)
+    # (an uploaded file's points of unknown class cannot validate)
+    candidates = np.flatnonzero((labels == UNLABELED) & (y_true != UNLABELED))
+    rng = np.random.default_rng(source.seed)
+    chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
+    val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}
+    pcg = LapSVM(solver="pcg", gamma_I=gamma_I, sigma=sigma)
+    states, times = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter without convergence is part of the story
+        start = time.perf_counter()
+        for s in pcg.trace(X, labels, **val):
+            states.append(s)
+            times.append(time.perf_counter() - start)
+        newton = LapSVM(solver="newton", gamma_I=gamma_I, sigma=sigma)
+        start = time.perf_counter()
+        newton_states = list(newton.trace(X, labels))
+        newton_seconds = time.perf_counter() - start
+    return {"states": states, "times": times, "stops": dict(pcg.stop_iterations_),
+            "stopped_by": pcg.stopped_by_, "newton": newton_states[-1],
+            "newton_steps": newton.n_iter_, "newton_seconds": newton_seconds,
+            "grid": data.grid_features(pcg, GRID), "validation": chosen}
+
+
+def continuation_against_gradient(C: float, sigma: float | None) -> tuple:
+    """The Continuation page's comparison (``label_draws``'s ``runs``): cS3VM and ∇TSVM on the
+    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1), and the
+    supervised SVM."""
+    same = (("C", C), ("C_star", C), ("sigma", sigma))
+    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same),
+            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+
+
+def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
+                               n_points: int) -> tuple:
+    """The Annealing page's comparison (the DA paper's Table 2): DA, ∇TSVM with the same
+    kernel and weights, and the supervised SVM, for draws of one label per class.
+
+    (4) divided by λ is an SVM objective with C = 1/(λ l) on each of the l = 2 labeled points
+    and C* = λ'/(λ u) (λ' = 1) on each of the u unlabeled ones."""
+    n_labeled = 2
+    return (("DA", "DeterministicAnnealingS3VM", (("loss", loss), ("lam", lam),
+                                                  ("sigma", sigma))),
+            ("∇TSVM", "GradientTSVM", (("C", 1 / (lam * n_labeled)),
+                                       ("C_star", 1 / (lam * (n_points - n_labeled))),
+                                       ("sigma", sigma))),
+            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+
+
+def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
+    """``engine.registry.run_form``'s parameters, with the name of the form they select: "exact",
+    or above the app's size for it the solver's scalable form, as the Watch page runs it."""
+    params, note = run_form(solver, n_points, params)
+    return params, "exact" if note is None else SOLVERS[solver].scalable.what
+
+
+def _jobs(n_points: int) -> int:
+    """Worker processes for a sweep of fits on ``n_points`` points (``PARALLEL_ABOVE``)."""
+    return 2 if n_points > PARALLEL_ABOVE else 1
+
+
+def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict]:
+    """Each of ``runs`` on the same ``k`` label draws of one point per class, as the DA
+    paper's Table 2 (10 random choices of 2 labeled points).
+
+    ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
+    pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
+    source's: the first is the labeling a new data set starts with. Returns one row per (run,
+    draw), ``engine.comparison.run_draws``'s with ``"solver"`` the run's name (the errors are
+    against a run named ``"SVMBaseline"``); ``progress(done, total)`` after each fit (two at a
+    time above ``PARALLEL_ABOVE`` points). Above the app's size for it a solver runs its
+    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which
+    ("exact" or the form's description).
+    """
+    data = source.build()
+    X, y_true = data.X, data.y_true
+    estimators, forms = {}, {}
+    for name, solver, params in runs:
+        params, forms[name] = _form(solver, len(X), dict(params))
+        estimators[name] = make_estimator(solver, params)
+    rows = run_draws(X, y_true, estimators, [source.seed + draw for draw in range(k)],
+                     n_jobs=_jobs(len(X)), progress=progress)
+    for row in rows:
+        row["form"] = forms[row["solver"]]
+    return rows
+
+
+def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
+               scheduler: str | None = None, progress=None) -> list:
+    """Every solver on the data of ``source`` over ``k`` label draws seeded by its seed
+    (``engine.comparison.compare_solvers``), on the Dask cluster at ``scheduler`` if given.
+
+    ``preset`` is ``engine.presets.PAPER`` or ``DEFAULT`` for every solver, or ``BOTH``: a solver
+    with a preset as in the paper on this data set then runs twice, as ``"<solver>:paper"``
+    and ``"<solver>:default"``. The supervised baseline runs once, as in the paper unless
+    ``preset`` is ``DEFAULT``. Above the app's size for it a solver runs its scalable form
+    (``engine.registry.run_form``), and each row's ``"form"`` says which form ran ("exact" or the
+    scalable form's description)."""
+    data = source.build()
+    X, y_true = data.X, data.y_true
+    dataset = presets_data_set(source)
+    single = PAPER if preset == BOTH else preset
+    names, runs, forms = [], {}, {}
+    params = {BASELINE: preset_params(dataset, BASELINE, single)}
+    for solver in solvers:
+        twice = preset == BOTH and paper_preset(dataset, solver) is not None
+        for name in (PAPER, DEFAULT) if twice else (single,):
+            run = f"{solver}:{name}" if twice else solver
+            names.append(run)
+            runs[run] = solver
+            chosen = preset_params(dataset, solver, name, len(X))  # a paper's follows n
+            params[run], forms[run] = _form(solver, len(X), chosen)
+    rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
+                           random_state=source.seed, params=params, runs=runs, progress=progress,
+                           scheduler=scheduler, n_jobs=_jobs(len(X)))
+    for row in rows:
+        row["form"] = forms.get(row["solver"], "exact")
+    return rows

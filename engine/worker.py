@@ -1,0 +1,130 @@
+"""A Watch page run, on the run's side: the solver's trace, the frames the player shows, the
+solver's warnings and the supervised SVM beside them -- data only (``engine.film`` makes the
+film of it, in the same process).
+
+The trace runs in a thread of its own so that a request to finish is heard even inside a long
+C call; the states go to the app as they come (``StateReached``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+
+import numpy as np
+
+from engine.data import Data
+from engine.protocol import Baseline, RunFinished, RunRequest, StateReached
+from engine.registry import make_estimator
+from s3vm_core import decision_on_grid
+from toy_data import class_count
+
+#: Most frames sent to the browser for client-side playback; together with the display grid's
+#: size this keeps a film's payload small (about 0.25 MB).
+MAX_FRAMES = 60
+#: Warnings of these kinds speak to the project's developers, not to the page's reader.
+DEVELOPERS_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
+def pick_frames(states, max_frames: int = MAX_FRAMES) -> np.ndarray:
+    """Evenly spread frames over the trace, always keeping stage ends and the final state."""
+    n = len(states)
+    if n <= max_frames:
+        return np.arange(n)
+    milestones = [i for i, s in enumerate(states) if s.event in ("init", "stage_end", "final")]
+    if len(milestones) >= max_frames:
+        keep = np.linspace(0, len(milestones) - 1, max_frames).round().astype(int)
+        return np.unique(np.asarray(milestones)[keep])
+    spread = np.linspace(0, n - 1, max_frames - len(milestones)).round().astype(int)
+    return np.unique(np.r_[milestones, spread])
+
+
+def grid_decisions(grid, states) -> np.ndarray:
+    """The decision of each state on the display grid (``Data.grid_features``), ``(n_states,
+    ny, nx)`` float32; for one-vs-rest states the k problems' decisions, ``(n_states, k, ny,
+    nx)``."""
+    grid_x, grid_y, features = grid
+    values = decision_on_grid(features, states).astype(np.float32)
+    if values.ndim == 3:  # (n_states, n_grid, k)
+        return np.ascontiguousarray(values.transpose(0, 2, 1)).reshape(
+            len(values), values.shape[2], len(grid_y), len(grid_x))
+    return values.reshape(len(values), len(grid_y), len(grid_x))
+
+
+def sentences(caught) -> tuple[str, ...]:
+    """The warnings a run raised, as the page says them: each message once, in order; the
+    warnings meant for developers left out."""
+    said = (str(w.message).strip() for w in caught
+            if not issubclass(w.category, DEVELOPERS_WARNINGS))
+    return tuple(dict.fromkeys(text for text in said if text))
+
+
+def trace_run(data: Data, request: RunRequest, channel, preview=None,
+              preview_every: float = np.inf) -> tuple[list, RunFinished] | None:
+    """Trace ``request.solver`` on ``data`` (built from ``request.source``) with
+    ``request.labels``, sending every state to ``channel`` as it comes; until the request to
+    finish (``channel.finish_requested()``) or the trace's end.
+
+    Every ``preview_every`` seconds ``preview(index, state, decision)`` gets the latest state
+    and its decision on the display grid. Returns the states recorded and the run's end
+    (``RunFinished``, without its film), or None when asked to finish before the first state.
+    Bad input raises the solver's ``ValueError`` before any state.
+    """
+    labels = np.asarray(request.labels)
+    n_classes = class_count(data.y_true)
+    estimator = make_estimator(request.solver, dict(request.params), n_classes)
+    states, failure, solved = [], [], threading.Event()
+    # (the warnings filter is the process's: a run's process runs one run)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        trace = estimator.trace(data.X, labels)  # bad input raises its ValueError here
+        grid = data.grid_features(estimator)
+
+        def solve():
+            try:
+                for state in trace:
+                    states.append(state)
+            except BaseException as error:  # noqa: BLE001 - raised in the run's thread below
+                failure.append(error)
+            finally:
+                solved.set()
+
+        threading.Thread(target=solve, daemon=True).start()
+        sent, previewed, previewed_at = 0, 0, time.perf_counter()
+        while not (solved.is_set() and sent == len(states)):
+            if channel.finish_requested():
+                break
+            if sent == len(states):
+                solved.wait(0.02)
+            for state in states[sent:]:
+                channel.send(StateReached(state))
+                sent += 1
+            if (preview is not None and sent > previewed
+                    and time.perf_counter() - previewed_at >= preview_every):
+                latest = states[sent - 1]
+                preview(sent - 1, latest, grid_decisions(grid, [latest])[0])
+                previewed, previewed_at = sent, time.perf_counter()
+        seconds = time.perf_counter() - start
+        if failure and solved.is_set():
+            raise failure[0]
+        recorded = states[:sent]
+        if not recorded:
+            return None  # asked to finish before the first state: nothing to hand over
+    frames = pick_frames(recorded)
+    shown = [recorded[i] for i in frames]
+    baseline = supervised_baseline(data, labels, n_classes)  # (its warnings are not the run's)
+    return recorded, RunFinished(
+        frames=frames, grid_x=grid[0], grid_y=grid[1], grid_decisions=grid_decisions(grid, shown),
+        point_decisions=np.stack([s.train_decision for s in shown]).astype(np.float32),
+        seconds=seconds, warnings=sentences(caught), baseline=baseline)
+
+
+def supervised_baseline(data: Data, labels, n_classes: int = 2) -> Baseline:
+    """The supervised SVM (the solvers' baseline, with its defaults; one-vs-rest for
+    ``n_classes`` > 2) on the labeled points: its final f on the display grid and on the
+    points."""
+    model = make_estimator("SVMBaseline", {}, n_classes)
+    last = list(model.trace(data.X, labels))[-1]
+    return Baseline(grid_decisions(data.grid_features(model), [last])[0], last.train_decision)

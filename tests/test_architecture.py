@@ -1,0 +1,160 @@
+"""The layers of DESIGN.md "Layout", held as tests: each folder imports only the floors below it.
+
+    pages/  ->  ui/ (Streamlit)  ->  engine/ (Streamlit-free)  ->  s3vm_core/, toy_data/
+
+The engine runs in the solvers' child processes, the share link's parser and the command line,
+where Streamlit must never be imported; the library knows nothing of the app; a page reads ui/
+and the engine's public names, never an engine module's private ones.
+"""
+
+import ast
+import subprocess
+import sys
+import types
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The project's own packages (the top-level names their modules are imported by).
+PACKAGES = ("s3vm_core", "toy_data", "engine", "ui", "pages", "benchmarks")
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module ``path`` imports, at its top or inside a function, as dotted names
+    (``from a import b`` gives ``a`` and ``a.b``: b may be a module)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def top_packages(path: Path) -> set[str]:
+    return {name.split(".")[0] for name in imports_of(path)}
+
+
+@pytest.mark.parametrize("path", python_files("s3vm_core"), ids=module_name)
+def test_the_library_imports_nothing_of_the_app(path):
+    banned = {"ui", "engine", "toy_data", "pages", "streamlit", "plotly", "benchmarks"}
+    assert not top_packages(path) & banned, f"{module_name(path)} imports " \
+        f"{sorted(top_packages(path) & banned)}"
+
+
+@pytest.mark.parametrize("path", python_files("engine"), ids=module_name)
+def test_the_engine_imports_no_streamlit_and_nothing_above_it(path):
+    banned = {"streamlit", "ui", "pages"}
+    assert not top_packages(path) & banned, f"{module_name(path)} imports " \
+        f"{sorted(top_packages(path) & banned)}"
+
+
+@pytest.mark.parametrize("path", python_files("toy_data"), ids=module_name)
+def test_the_data_sets_import_neither_the_library_nor_the_app(path):
+    banned = {"ui", "engine", "pages", "streamlit", "plotly", "s3vm_core"}
+    assert not top_packages(path) & banned
+
+
+@pytest.mark.parametrize("path", python_files("ui"), ids=module_name)
+def test_ui_modules_use_streamlit_or_draw_for_it(path):
+    """ui/ holds Streamlit code only: a module there imports streamlit (or a ui module that
+    does); the Streamlit-free computation belongs in the engine."""
+    imported = imports_of(path)
+    assert "streamlit" in top_packages(path) or any(
+        name.startswith("ui.") for name in imported), f"{module_name(path)} needs no Streamlit"
+
+
+@pytest.mark.parametrize("path", python_files("pages"), ids=module_name)
+def test_pages_take_no_private_name_of_the_engine(path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("engine"):
+            private = [alias.name for alias in node.names if alias.name.startswith("_")]
+            assert not private, f"{module_name(path)} imports {private} from {node.module}"
+
+
+def import_graph(folders=("engine", "ui")) -> dict[str, set[str]]:
+    modules = {module_name(p): p for folder in folders for p in python_files(folder)}
+    return {name: {m for m in imports_of(path) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def test_no_module_of_the_app_imports_another_in_a_circle():
+    graph = import_graph()
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            raise AssertionError("import circle: " + " -> ".join(
+                path[path.index(module):] + [module]))
+        if module in done:
+            return
+        path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            visit(imported)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+
+
+def defined_names(path: Path) -> list[str]:
+    """The names a module defines at its top level: functions, classes and assignments."""
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return names
+
+
+@pytest.mark.parametrize("path", [p for folder in PACKAGES for p in python_files(folder)],
+                         ids=module_name)
+def test_no_module_defines_a_name_twice(path):
+    twice = [name for name, count in Counter(defined_names(path)).items() if count > 1]
+    assert not twice, f"{module_name(path)} defines {twice} more than once"
+
+
+def test_the_engine_runs_without_streamlit():
+    """Importing every engine module (as a solver's process does) loads no Streamlit."""
+    names = ", ".join(sorted(module_name(p) for p in python_files("engine")))
+    code = (f"import sys, {names}\n"
+            "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def streamlit_main(monkeypatch):
+    """``__main__`` as the Streamlit server has it while the app runs: a module whose file is
+    app.py (Streamlit's script runner installs one), which multiprocessing re-imports in every
+    child under the name ``__mp_main__``."""
+    main = types.ModuleType("__main__")
+    main.__file__ = str(ROOT / "app.py")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+
+
+def test_a_solver_process_started_by_the_app_never_imports_streamlit(streamlit_main):
+    from engine import jobs
+
+    job = jobs.CallJob(eval, ("'streamlit' in __import__('sys').modules",), budget=60)
+    while not job.done:
+        job.wait(0.25)
+    assert job.status == jobs.FINISHED, job.error
+    assert job.result is False
