@@ -25,7 +25,7 @@ from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
 from engine.jobs import cluster
-from engine.metrics import unlabeled_error
+from engine.metrics import UNKNOWN, unlabeled_error
 from engine.registry import make_estimator
 from toy_data import UNLABELED, class_count, pick_labeled
 
@@ -69,8 +69,10 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
     except ValueError as error:
         row["error"] = str(error)
         return row
-    row["unlabeled_error"] = unlabeled_error(estimator.decision_function(X), labels, y_true)
-    row["success"] = bool(row["unlabeled_error"] <= SUCCESS_ERROR)
+    row["unlabeled_error"] = error = unlabeled_error(estimator.decision_function(X), labels,
+                                                     y_true)
+    # unknown without true classes to score: neither a success nor a failure
+    row["success"] = None if math.isnan(error) else bool(error <= SUCCESS_ERROR)
     row["objective"] = float(getattr(estimator, "objective_", math.nan))
     return row
 
@@ -191,25 +193,31 @@ def add_baseline(rows: Sequence[dict]) -> None:
 def summarize(rows: Sequence[dict]) -> list[dict]:
     """One row per solver: successes, mean and spread of the unlabeled error, time.
 
-    ``success_rate`` and the error statistics are over the draws where the solver ran
-    (``failed`` counts the others); ``error_std`` is the sample standard deviation.
+    The error statistics and ``success_rate`` are over the draws where the solver ran and its
+    error could be computed (``scored``; ``failed`` counts the draws where it did not run); NaN
+    -- "unknown" -- when no draw could be scored (no unlabeled point of known class).
+    ``error_std`` is the sample standard deviation.
     """
     out = []
     for name in dict.fromkeys(r["solver"] for r in rows):
         mine = [r for r in rows if r["solver"] == name]
         ran = [r for r in mine if not r["error"]]
-        errors = np.array([r["unlabeled_error"] for r in ran], dtype=float)
-        versus = np.array([r["error_vs_baseline"] for r in ran], dtype=float)
+        scored = [r for r in ran if r["success"] is not None]
+        errors = np.array([r["unlabeled_error"] for r in scored], dtype=float)
+        versus = np.array([r["error_vs_baseline"] for r in scored], dtype=float)
+        versus = versus[np.isfinite(versus)]
         seconds = np.array([r["seconds"] for r in ran], dtype=float)
-        successes = sum(r["success"] for r in ran)
+        successes = sum(r["success"] for r in scored)
         out.append({
             "solver": name,
             "draws": len(mine),
+            "scored": len(scored),
             "successes": successes,
-            "success_rate": successes / len(ran) if ran else math.nan,
-            "mean_error": float(errors.mean()) if ran else math.nan,
-            "error_std": float(errors.std(ddof=1)) if len(ran) > 1 else 0.0,
-            "mean_error_vs_baseline": float(np.nanmean(versus)) if ran else math.nan,
+            "success_rate": successes / len(scored) if scored else math.nan,
+            "mean_error": float(errors.mean()) if scored else math.nan,
+            "error_std": (float(errors.std(ddof=1)) if len(scored) > 1
+                          else 0.0 if scored else math.nan),
+            "mean_error_vs_baseline": float(versus.mean()) if versus.size else math.nan,
             "median_seconds": float(np.median(seconds)) if ran else math.nan,
             "failed": len(mine) - len(ran),
         })
@@ -217,11 +225,13 @@ def summarize(rows: Sequence[dict]) -> list[dict]:
 
 
 def rows_to_csv(rows: Sequence[dict]) -> str:
-    """The rows as CSV text (header = the keys of the first row)."""
+    """The rows as CSV text (header = the keys of the first row); a number that could not be
+    computed (NaN) is written "unknown", never as a number."""
     if not rows:
         return ""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: UNKNOWN if isinstance(value, float) and math.isnan(value) else value
+                      for key, value in row.items()} for row in rows)
     return buffer.getvalue()

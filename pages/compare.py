@@ -11,7 +11,7 @@ from engine.figures.compare import (
 )
 from engine.jobs import SCHEDULER_VARIABLE, scheduler_address
 from engine.markdown import literal
-from engine.metrics import percent
+from engine.metrics import UNKNOWN, percent
 from engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from engine.presets import BOTH, DEFAULT, PAPER, TITLES
 from engine.registry import SOLVERS, scalable_caption
@@ -80,8 +80,8 @@ description = (state.data_source(), st.session_state[state.COMPARE_DRAWS],
                st.session_state[state.COMPARE_PRESET])
 stored = st.session_state.get(state.COMPARE_RESULTS)
 if submitted and (found := problems([(DRAWS, description[1]), (PER_CLASS, description[2])])):
-    st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run the comparison** "
-             "again.")
+    st.error(f"Nothing was run: {literal(' '.join(found))} Correct it and press **Run the "
+             "comparison** again.")
     st.stop()
 if submitted:
     forget_job(lesson_key(lessons.comparison, (*description, scheduler)))  # run it again
@@ -113,7 +113,8 @@ st.subheader("Success rate and error")
 # Short headers, the rest in each column's tooltip: with long ones the table was wider than
 # the page below 1920 px, and a right-aligned number of a cut column did not show at all.
 COLUMNS = {
-    "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran.",
+    "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran "
+                 "(unknown without true classes to score).",
     "error (%)": "Mean unlabeled error over the draws.",
     "spread (%)": "Standard deviation of the unlabeled error over the draws.",
     "vs SVM (percentage points)": "Mean difference with the supervised SVM's unlabeled error, "
@@ -123,7 +124,8 @@ COLUMNS = {
 }
 st.dataframe(
     [dict(zip(["solver", *COLUMNS], [
-        titles.get(s["solver"], s["solver"]), f"{s['successes']} / {s['draws'] - s['failed']}",
+        titles.get(s["solver"], s["solver"]),
+        f"{s['successes']} / {s['scored']}" if s["scored"] else UNKNOWN,
         percent(s["mean_error"]).removesuffix(" %"), percent(s["error_std"]).removesuffix(" %"),
         percent(s["mean_error_vs_baseline"]).removesuffix(" %"), round(s["median_seconds"], 3),
         s["failed"]], strict=True))

@@ -48,7 +48,7 @@ upload = state.uploaded()
 n_classes = class_count(y_true)
 
 if message := state.take_error():
-    st.error(message)
+    st.error(literal(message))
 
 with st.expander("Your own data: upload a file", expanded=upload is not None):
     st.file_uploader("a CSV, TSV or svmlight file", type=["csv", "tsv", "tab", "txt", "svm",

@@ -8,6 +8,7 @@ import streamlit as st
 from engine.figures.data import soft_labels_figure
 from engine.figures.film import shipped
 from engine.film import film_id
+from engine.markdown import literal
 from engine.params import BUDGET
 from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
 from engine.registry import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
@@ -118,7 +119,7 @@ try:
 except ValueError as error:
     for place in [*preview, controls]:
         place.empty()
-    st.error(f"{error}")
+    st.error(literal(error))
     if job.status in (STOPPED, OUT_OF_TIME):
         again_button(this_run)
     st.stop()
@@ -154,8 +155,20 @@ with preview[0] if preview else nullcontext():
          name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
          key=state.FILM, on_change=follow_film,
          args=(frame_states,))
+# Nothing silent: what the solver warned of stands under its film, in its own words, once.
+for sentence in run.warnings:
+    st.warning(literal(sentence), icon=":material/warning:")
 if scalable_note:
     st.caption(scalable_note)
+if data.view.is_projection:
+    st.caption(f"The data have {data.X.shape[1]} features: the colours are f on the plane of "
+               "their first two principal components through the data's mean (PC 1, PC 2), "
+               "and the points are projected onto that plane, so a point's colour (its "
+               "predicted class) can differ from the plane's beneath it.")
+elif data.view.is_line:
+    st.caption("The data have one feature: the points lie on the line across the middle, the "
+               "colours are f along it (the same across the strip) and the black line that "
+               "crosses it is the boundary, a point of the line.")
 if not presenting and n_classes > 2:
     st.caption(
         f"▶ Play runs the recorded path of the {n_classes} one-vs-rest problems in your browser, "

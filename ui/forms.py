@@ -7,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from engine import presets
+from engine.markdown import literal
 from engine.params import Param, problems
 from engine.registry import SOLVERS
 from toy_data import DATASETS, UNLABELED
@@ -154,7 +155,8 @@ def require_valid_parameters(name: str, values: dict, *more) -> None:
     allowed: the previous film must not pass for a run of the values on screen."""
     checks = [(param, values.get(param.name)) for param in SOLVERS[name].params]
     if found := problems([*checks, *more]):
-        st.error(f"Nothing was run: {' '.join(found)} Correct it and press **Run** again.")
+        st.error(f"Nothing was run: {literal(' '.join(found))} Correct it and press **Run** "
+                 "again.")
         st.stop()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.markdown import literal
+
 PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wide"}
 #: The app's pages: file in ``pages/``, title, Material icon. The first is the default page.
 PAGES = [
@@ -37,8 +39,8 @@ def route() -> None:
     page = st.navigation(app_pages())
     if missing := _unknown_page():
         path = missing if len(missing) <= 60 else f"{missing[:59]}…"
-        st.warning(f"This app has no page “/{path}”: here is its first page, {page.title}. "
-                   "The sidebar lists every page.")
+        st.warning(f"This app has no page “/{literal(path)}”: here is its first page, "
+                   f"{page.title}. The sidebar lists every page.")
     page.run()
 
 

@@ -21,6 +21,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from engine.data import Data, Generated, Upload
 from engine.jobs import CallJob, Job, TraceJob
+from engine.markdown import literal
 from engine.params import DEFAULT_BUDGET
 from engine.protocol import (
     ABANDONED,
@@ -250,7 +251,7 @@ def computed(function: Callable, *args, what: str,
             result = follow_lesson(job, progress, show_status)
     except ValueError as error:
         place.empty()
-        st.error(f"{error}")
+        st.error(literal(error))
         if job.status in (STOPPED, OUT_OF_TIME):
             again_button(key)
         st.stop()
@@ -264,6 +265,6 @@ def current_data() -> tuple[Data, object]:
     try:
         data = dataset(state.data_source())
     except ValueError as error:
-        st.error(f"{error} Change the data settings in the sidebar.")
+        st.error(f"{literal(error)} Change the data settings in the sidebar.")
         st.stop()
     return data, state.labels(data.y_true)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from engine import scenario
+from engine.markdown import literal
 from engine.registry import SOLVERS
 from ui import state as keys
 
@@ -69,13 +70,13 @@ def open_link() -> None:
         return
     try:
         notes = load_scenario(text)
-    except ValueError as error:
-        state[keys.LINK_NOTICE] = ("error", f"The shared link could not be loaded: {error} "
-                                   "The app opens with its defaults.")
+    except ValueError as error:  # (a link's text is escaped: it carries no Markdown)
+        state[keys.LINK_NOTICE] = ("error", f"The shared link could not be loaded: "
+                                   f"{literal(error)} The app opens with its defaults.")
     else:
         if notes:
             state[keys.LINK_NOTICE] = ("warning", "Parts of the shared link could not be "
-                                       "used:\n" + "\n".join(f"- {n}" for n in notes))
+                                       "used:\n" + "\n".join(f"- {literal(n)}" for n in notes))
 
 
 def show_link_notice() -> None:
@@ -99,8 +100,8 @@ def share_box(settings_problems: list[str], labels_now) -> None:
         st.code(f"{st.context.url or ''}?scenario={quote(scenario_text(), safe='')}",
                 language=None, wrap_lines=True)
         if (upload := keys.uploaded()) is not None:
-            st.caption(f"The data set is your uploaded file {upload.name}, which a link cannot "
-                       "carry: this link opens with the solver and its parameters, and asks "
+            st.caption(f"The data set is your uploaded file {literal(upload.name)}, which a link "
+                       "cannot carry: this link opens with the solver and its parameters, and asks "
                        "whoever opens it to upload the file.")
         else:
             st.caption("Copy this link (the icon at its right): it opens this page with the "

@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.data import Data
 from engine.jobs import warm_up
+from engine.markdown import literal
 from engine.params import N_POINTS, SEED, noise_param, problems
 from toy_data import DATASETS, class_count
 from ui import state as keys
@@ -29,8 +30,8 @@ def start_page(uses_data: bool = True) -> None:
     found = data_controls()
     show_link_notice()
     if found:
-        st.error(f"The data settings in the sidebar are not valid: {' '.join(found)} Change "
-                 "them there: the pages show data again as soon as they are valid.")
+        st.error(f"The data settings in the sidebar are not valid: {literal(' '.join(found))} "
+                 "Change them there: the pages show data again as soon as they are valid.")
         if uses_data:
             st.stop()
 
@@ -46,8 +47,9 @@ def data_controls() -> list[str]:
                          on_change=_reset_data_defaults)
     spec = DATASETS[state[keys.DATASET]]
     if (upload := keys.uploaded()) is not None:
-        st.sidebar.info(f"The pages show your uploaded file {upload.name}; the settings below "
-                        "apply once you go back to the generated data (Data & labels page).")
+        st.sidebar.info(f"The pages show your uploaded file {literal(upload.name)}; the "
+                        "settings below apply once you go back to the generated data (Data & "
+                        "labels page).")
     st.sidebar.caption(f"{spec.description} Dimension {spec.n_features}; assumption: "
                        f"{spec.assumption}.")
     if spec.fixed_size:  # its box is disabled: no other n could be changed back

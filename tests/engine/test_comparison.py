@@ -179,3 +179,22 @@ def test_cluster_mode_without_the_dask_extra_names_the_extra(monkeypatch):
     with pytest.raises(ValueError, match=r"s3vm-explorer\[dask\]"):
         with compute_backend("tcp://127.0.0.1:8786"):
             pass
+
+
+def test_without_true_classes_the_errors_are_unknown_never_zero(blobs):
+    """An uploaded file's unlabeled rows have no class (-1): nothing can be scored, and the
+    comparison says so instead of counting an error of 0 as a success."""
+    from engine.comparison import run_draws
+    from engine.registry import make_estimator
+
+    X, y = blobs
+    known = np.r_[np.flatnonzero(y == 0)[:2], np.flatnonzero(y == 1)[:2]]
+    hidden = np.full(len(y), -1)
+    hidden[known] = y[known]  # true classes of the points to be labeled only
+    rows = run_draws(X, hidden, {"SVMBaseline": make_estimator("SVMBaseline", {})}, [0, 1],
+                     n_per_class=2)
+    assert all(np.isnan(r["unlabeled_error"]) and r["success"] is None for r in rows)
+    (summary,) = summarize(rows)
+    assert summary["scored"] == 0 and np.isnan(summary["mean_error"])
+    assert np.isnan(summary["success_rate"])
+    assert "unknown" in rows_to_csv(rows) and ",0.0," not in rows_to_csv(rows)

@@ -12,7 +12,6 @@ from toy_data import (
     gaussian_4c,
     make_dataset,
     pick_labeled,
-    project_2d,
     two_circles,
     two_moons,
 )
@@ -122,13 +121,3 @@ def test_pick_labeled_keeps_k_per_class_and_is_reproducible():
         pick_labeled(y, 60)
     with pytest.raises(ValueError, match="positive"):
         pick_labeled(y, 0)
-
-
-def test_projection_keeps_2d_data_and_reduces_the_rest():
-    X, _ = two_moons(50, random_state=0)
-    np.testing.assert_array_equal(project_2d(X), X)
-    X, _ = gaussian_2c(200, n_features=20, random_state=0)
-    view = project_2d(X)
-    assert view.shape == (200, 2)
-    # The first principal component is the axis that separates the Gaussians.
-    assert abs(np.corrcoef(view[:, 0], X[:, 0])[0, 1]) > 0.9
