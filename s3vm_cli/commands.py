@@ -1,4 +1,4 @@
-"""The ``s3vm`` command: fit a solver on a data file, predict with a saved model.
+"""``s3vm fit``, ``s3vm predict`` and ``s3vm app``, and the pieces the commands share.
 
 ``s3vm fit DATA [LABELS] -s SOLVER [-p NAME=VALUE ...]`` reads a CSV / TSV or svmlight file
 (``toy_data.files``; svmlin's examples and labels files too), fits the solver -- wrapped in
@@ -12,60 +12,27 @@ Parameters are given by their names in the library (``-p sigma=0.5 -p C=10``), a
 ``set_params`` takes them: one interface for every solver, checked by the solver's own
 constraints, so a value that works in Python works here and the other way round.
 
-Exit codes: 0 done, 1 the run failed (the solver or the disk), 2 bad usage or bad input (a bad
-file, an unknown or out-of-range parameter). Every error is one line on stderr. Each command is
-one function registered with ``@command`` (its arguments, then its run).
+Exit codes and errors: ``s3vm_cli.main``.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import math
 import sys
 import textwrap
 import time
-import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from s3vm_cli.main import RunFailure, UsageError, command, say
 from s3vm_core import ESTIMATORS
 
 #: Seconds a fit runs before the progress line appears, and between its updates when stderr
 #: is not a terminal (a log file gets a line now and then, not one per state).
 PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
-
-
-class UsageError(Exception):
-    """Bad usage or bad input: exit code 2."""
-
-
-class RunFailure(Exception):
-    """The run itself failed: exit code 1."""
-
-
-@dataclass
-class Command:
-    name: str
-    summary: str
-    example: str
-    configure: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
-
-
-COMMANDS: list[Command] = []
-
-
-def command(name: str, summary: str, example: str):
-    """Register a subcommand: the decorated function adds its arguments to the subparser it is
-    given and returns the function that runs it (``args -> exit code``)."""
-    def register(configure):
-        COMMANDS.append(Command(name, summary, example, configure))
-        return configure
-    return register
 
 
 # -- fit ----------------------------------------------------------------------------------
@@ -139,7 +106,7 @@ def run_fit(args) -> int:
         _save_model(args.model, estimator, data, args.solver)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
-        _say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
+        say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
              f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); outputs in "
              f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
@@ -178,7 +145,7 @@ def run_predict(args) -> int:
             given = [_class_text(name) for name in data.classes[data.y[labeled]]]
             right = np.mean([_class_text(p) for p in predicted[labeled]] == np.array(given))
             score = f"; accuracy on its {int(labeled.sum())} labeled points {100 * right:.2f} %"
-        _say(f"{data.X.shape[0]} points predicted{score}; outputs in "
+        say(f"{data.X.shape[0]} points predicted{score}; outputs in "
              f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
@@ -201,16 +168,31 @@ def app_command(parser):
 def run_app(args) -> int:
     import subprocess
 
-    from ui.docs import app_folder
-
     folder = app_folder()
-    if not (folder / "app.py").is_file():
-        raise RunFailure(f"the app's files are missing from {folder}: reinstall the package.")
+    if folder is None:
+        raise RunFailure("The app's files (app.py and pages/) are not installed with this "
+                         "package: reinstall it (pip install s3vm-explorer).")
     # Streamlit reads the app's settings (.streamlit/config.toml) from the folder it starts in
     command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"),
                "--server.port", str(args.port), "--server.address", args.address,
                *args.passed_on]
     return subprocess.run(command, cwd=folder).returncode
+
+
+def app_folder() -> Path | None:
+    """The installed app's folder (``app.py``, ``pages/``, ``docs/``, ``.streamlit/``): the
+    ``s3vm_explorer`` package the wheel installs, found through package resources (in a
+    checkout installed for development, the repository's root); None when it is missing."""
+    from importlib import resources, util
+
+    try:
+        places = [Path(str(resources.files("s3vm_explorer")))]
+    except (ModuleNotFoundError, NotADirectoryError, TypeError):
+        # an editable install makes s3vm_explorer a namespace package whose path also holds
+        # the installer's finder, which importlib.resources refuses before Python 3.12
+        spec = util.find_spec("s3vm_explorer")
+        places = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    return next((place for place in places if (place / "app.py").is_file()), None)
 
 
 # -- shared pieces --------------------------------------------------------------------------
@@ -461,67 +443,3 @@ class Progress:
         if self.shown and self.terminal:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
-
-
-def _say(message: str) -> None:
-    sys.stderr.write(f"s3vm: {message}\n")
-
-
-def _show_warning(message, category, *_args, **_kwargs) -> None:
-    _say(f"warning: {' '.join(str(message).split())}")
-
-
-# -- the command line -----------------------------------------------------------------------
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's usage errors as one line, like every other error (exit code 2)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`).\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="s3vm", description="Semi-supervised SVMs of five papers on your own data files.",
-        epilog="Run `s3vm COMMAND --help` for a command's options and an example.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for spec in COMMANDS:
-        sub = commands.add_parser(spec.name, help=spec.summary, description=spec.summary + ".",
-                                  epilog=f"example:\n  {spec.example}",
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-        sub.set_defaults(run=spec.configure(sub))
-    return parser
-
-
-def main(argv=None) -> int:
-    """Run the command line; returns the exit code (0 done, 1 failed, 2 bad usage or input)."""
-    parser = build_parser()
-    args, passed_on = parser.parse_known_args(argv)
-    if passed_on and args.command != "app":  # only the app passes options on, to Streamlit
-        parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
-    args.passed_on = passed_on
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning  # a solver's warning as one line, no file path
-        return _run(args)
-
-
-def _run(args) -> int:
-    try:
-        return args.run(args)
-    except UsageError as error:
-        _say(" ".join(str(error).split()))
-        return 2
-    except RunFailure as error:
-        _say(" ".join(str(error).split()))
-        return 1
-    except KeyboardInterrupt:
-        _say("interrupted.")
-        return 130
-    except Exception as error:  # noqa: BLE001 - one line, never a traceback
-        _say(f"failed: {type(error).__name__}: {' '.join(str(error).split())}")
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file, make_blobs
 
+from s3vm_cli import main
 from s3vm_core import LapSVM, OneVsRestS3VM
-from s3vm_core.cli import main
 from toy_data import pick_labeled, two_moons
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def s3vm(*args, cwd):
     """Run ``s3vm ARGS`` as a user would (this checkout's code); returns the finished process."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "s3vm_core.cli", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "s3vm_cli", *map(str, args)], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
