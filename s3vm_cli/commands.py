@@ -5,8 +5,9 @@
 ``OneVsRestS3VM`` when more than two classes are labeled -- and writes, as svmlin does, one line
 per point of the file in its order: the decision value(s) to ``NAME.outputs`` (svmlin's
 convention: ``%g`` numbers, positive for the second class; k columns for k > 2 classes) and
-the predicted class to ``NAME.predictions``. On request it saves the model (joblib) and the
-trace as JSON lines. ``s3vm predict MODEL DATA`` does the same for new points.
+the predicted class to ``NAME.predictions``. On request it saves the model
+(``s3vm_cli.model_file``: arrays and JSON, never a pickle) and the trace as JSON lines.
+``s3vm predict MODEL DATA`` does the same for new points.
 
 Parameters are given by their names in the library (``-p sigma=0.5 -p C=10``), as
 ``set_params`` takes them: one interface for every solver, checked by the solver's own
@@ -39,7 +40,7 @@ PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
 
 
 @command("fit", "fit a solver on a data file; write its predictions",
-         "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.joblib --trace trace.jsonl")
+         "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.npz --trace trace.jsonl")
 def fit_command(parser):
     parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
                         "or -1 = unlabeled) or svmlight (label 0 = unlabeled)")
@@ -50,7 +51,8 @@ def fit_command(parser):
     parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a solver parameter by its library name (repeat for more)")
     _add_format_and_outputs(parser)
-    parser.add_argument("--model", type=Path, help="save the fitted model here (joblib)")
+    parser.add_argument("--model", type=Path, help="save the fitted model here (an .npz "
+                        "archive of arrays and JSON, which cannot run code when loaded)")
     parser.add_argument("--trace", type=Path, help="write the trace here, one JSON object "
                         "per state: step, stage, value, objective, grad_norm[, unlabeled_error]")
     parser.add_argument("--true-labels", type=Path, metavar="PATH",
@@ -116,21 +118,23 @@ def run_fit(args) -> int:
 
 
 @command("predict", "predict the classes of new points with a saved model",
-         "s3vm predict points.joblib new_points.csv -o new_points.outputs")
+         "s3vm predict points.npz new_points.csv -o new_points.outputs")
 def predict_command(parser):
-    parser.add_argument("model", type=Path, help="a model saved by `s3vm fit --model` (a "
-                        "joblib pickle: load only models you made)")
+    parser.add_argument("model", type=Path, help="a model saved by `s3vm fit --model` (an "
+                        ".npz archive of arrays and JSON, which cannot run code when loaded)")
     parser.add_argument("data", help="the points, with or without a label column (labels "
                         "given are compared with the predictions)")
     _add_format_and_outputs(parser)
+    parser.add_argument("--allow-unsafe-pickle", action="store_true",
+                        help="also load a pickle (.joblib) saved by an older s3vm: a pickle can "
+                        "run any code when it is loaded, so only for a file you made yourself")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary")
     return run_predict
 
 
 def run_predict(args) -> int:
-    saved = _load_model(args.model)
-    estimator, classes = saved["estimator"], saved["classes"]
-    data = _read(args.data, format=args.format, n_features=saved["n_features"], min_classes=0)
+    estimator, classes, n_features = _load_model(args.model, args.allow_unsafe_pickle)
+    data = _read(args.data, format=args.format, n_features=n_features, min_classes=0)
     try:
         X = _dense_unless_accepted(data.X, estimator)
         decision = estimator.decision_function(X)
@@ -185,8 +189,8 @@ def app_folder() -> Path | None:
     checkout installed for development, the repository's root); None when it is missing."""
     from importlib import resources, util
 
-    try:
-        places = [Path(str(resources.files("s3vm_explorer")))]
+    try:  # the package has no __init__.py: a namespace package, whose files() joins paths
+        places = [Path(str(resources.files("s3vm_explorer").joinpath("app.py"))).parent]
     except (ModuleNotFoundError, NotADirectoryError, TypeError):
         # an editable install makes s3vm_explorer a namespace package whose path also holds
         # the installer's finder, which importlib.resources refuses before Python 3.12
@@ -382,28 +386,33 @@ def _write_outputs(args, decision, predicted) -> None:
 
 
 def _save_model(path: Path, estimator, data, solver: str) -> None:
-    import joblib
+    """The model in the format that cannot run code (``s3vm_cli.model_file``)."""
+    from s3vm_cli.model_file import save_model
 
-    saved = {"estimator": estimator, "classes": data.classes, "n_features": data.X.shape[1],
-             "feature_names": data.feature_names, "solver": solver, "s3vm_model": 1}
     try:
-        joblib.dump(saved, path)
+        save_model(path, estimator, classes=data.classes.tolist(), n_features=data.X.shape[1],
+                   feature_names=list(data.feature_names or ()) or None, solver=solver)
     except OSError as error:
         raise RunFailure(f"Cannot write the model to {path}: {error.strerror or error}.") from None
+    except TypeError as error:
+        raise RunFailure(f"Cannot save this model: {error}") from None
 
 
-def _load_model(path: Path) -> dict:
-    import joblib
+def _load_model(path: Path, allow_unsafe_pickle: bool = False):
+    """``(estimator, classes, n_features)`` of a model saved by ``s3vm fit --model``."""
+    from s3vm_cli.model_file import load_model
 
     try:
-        saved = joblib.load(path)
+        estimator, info = load_model(path, allow_unsafe_pickle=allow_unsafe_pickle)
     except OSError as error:
         raise UsageError(f"Cannot read the model {path}: {error.strerror or error}.") from None
-    except Exception:  # noqa: BLE001 - whatever the unpickler says, the file is no model
-        saved = None
-    if not isinstance(saved, dict) or saved.get("s3vm_model") != 1:
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    classes, n_features = info.get("classes"), info.get("n_features")
+    if not hasattr(estimator, "decision_function") or classes is None or not isinstance(
+            n_features, int):
         raise UsageError(f"{path} is not a model saved by `s3vm fit --model`.")
-    return saved
+    return estimator, np.asarray(classes), n_features
 
 
 class Progress:
