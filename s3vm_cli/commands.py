@@ -28,9 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from s3vm_cli.main import RunFailure, UsageError, command, say
+from s3vm_cli.main import RunFailure, UsageError, command, quoted, say
 from s3vm_core import ESTIMATORS
 
+#: Longest parameter value read (characters): no parameter needs more, and a message that
+#: quotes a value quotes at most this much.
+MAX_VALUE_CHARS = 200
 #: Seconds a fit runs before the progress line appears, and between its updates when stderr
 #: is not a terminal (a log file gets a line now and then, not one per state).
 PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
@@ -57,13 +60,16 @@ def fit_command(parser):
                         "per state: step, stage, value, objective, grad_norm[, unlabeled_error]")
     parser.add_argument("--true-labels", type=Path, metavar="PATH",
                         help="the true class of every point, one per line in the data file's "
-                        "order (as svmlin's labels files): adds unlabeled_error to the trace")
+                        "order (as svmlin's labels files; '?' where unknown): the summary and "
+                        "the trace give the error on the unlabeled points (a CSV file may "
+                        "carry them instead, in a column named 'truth')")
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="keep one inner iteration in K in the trace (default 1)")
     parser.add_argument("--n-jobs", type=int, default=None, metavar="N",
                         help="with more than two classes: fit the one-vs-rest problems in N "
                         "processes")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress, summary or warnings (errors are still said)")
     parser.epilog += "\n\nsolvers (short or class name) and their parameters with defaults:\n"
     for short, cls in ESTIMATORS.items():
         defaults = ", ".join(f"{k}={v!r}" for k, v in cls().get_params().items())
@@ -77,8 +83,8 @@ def run_fit(args) -> int:
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}.")
     estimator = _estimator(args.solver, args.param)
-    data = _read(args.data, labels=args.labels, format=args.format)
-    truth = _true_labels(args.true_labels, data) if args.true_labels else None
+    data = _read(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
+    measured = args.true_labels is not None or bool(data.scored.any())
     if data.classes.size > 2:
         from s3vm_core import OneVsRestS3VM
 
@@ -93,7 +99,7 @@ def run_fit(args) -> int:
         try:
             for state in states:
                 final = state
-                record = _record(state, data, truth, estimator)
+                record = _record(state, data, measured, estimator)
                 if trace_file is not None:
                     trace_file.write(json.dumps(record) + "\n")
                 progress.update(record)
@@ -109,9 +115,30 @@ def run_fit(args) -> int:
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
-             f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); outputs in "
-             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
+            f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); "
+            f"{_error_sentence(estimator.transduction_, data)}; outputs in "
+            f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
+
+
+def unlabeled_error(predicted: np.ndarray, data) -> float | None:
+    """The fraction of the unlabeled points of known true class (``data.scored``) whose
+    predicted class code is wrong; None -- unknown, never 0 -- when there is no such point."""
+    scored = data.scored
+    if not scored.any():
+        return None
+    return float(np.mean(np.asarray(predicted)[scored] != data.truth[scored]))
+
+
+def _error_sentence(predicted, data) -> str:
+    """The summary's words on the unlabeled error (issue 33: unknown is said, never 0)."""
+    error, unlabeled = unlabeled_error(predicted, data), int(np.sum(~data.labeled))
+    if error is None:
+        return ("unlabeled error unknown (no unlabeled point has a known true class: give "
+                "--true-labels FILE or a 'truth' column)") if unlabeled else "no unlabeled point"
+    scored = int(data.scored.sum())
+    of = "the" if scored == unlabeled else f"the {scored} of {unlabeled}"
+    return f"unlabeled error {100 * error:.2f} % on {of} unlabeled points of known class"
 
 
 # -- predict ------------------------------------------------------------------------------
@@ -133,8 +160,10 @@ def predict_command(parser):
 
 
 def run_predict(args) -> int:
-    estimator, classes, n_features = _load_model(args.model, args.allow_unsafe_pickle)
-    data = _read(args.data, format=args.format, n_features=n_features, min_classes=0)
+    estimator, info = _load_model(args.model, args.allow_unsafe_pickle)
+    classes, zero_based = np.asarray(info["classes"]), info.get("zero_based")
+    data = _read(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
+                 zero_based="auto" if zero_based is None else zero_based)
     try:
         X = _dense_unless_accepted(data.X, estimator)
         decision = estimator.decision_function(X)
@@ -170,8 +199,6 @@ def app_command(parser):
 
 
 def run_app(args) -> int:
-    import subprocess
-
     folder = app_folder()
     if folder is None:
         raise RunFailure("The app's files (app.py and pages/) are not installed with this "
@@ -180,7 +207,37 @@ def run_app(args) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"),
                "--server.port", str(args.port), "--server.address", args.address,
                *args.passed_on]
-    return subprocess.run(command, cwd=folder).returncode
+    return serve(command, folder)
+
+
+#: The signals ``serve`` passes on to its child, so that stopping ``s3vm app`` stops the server.
+FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+def serve(command: list[str], folder) -> int:
+    """Run ``command`` in ``folder`` until it ends; a SIGTERM, SIGINT or SIGHUP sent to this
+    process is passed on to it and waited for (a server left behind would keep its port).
+    Returns its exit code (128 + the signal's number when a signal ended it)."""
+    import signal
+    import subprocess
+
+    child = subprocess.Popen(command, cwd=folder)
+    numbers = [getattr(signal, name) for name in FORWARDED_SIGNALS if hasattr(signal, name)]
+    previous = {number: signal.signal(number, lambda number, _frame: child.send_signal(number))
+                for number in numbers}
+    try:
+        code = child.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if child.poll() is None:  # this process is leaving for another reason: stop the child
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    return 128 - code if code < 0 else code
 
 
 def app_folder() -> Path | None:
@@ -233,10 +290,13 @@ def _estimator(name: str, settings: list[str]):
         key = key.strip()
         if not equals or not key:
             raise UsageError(f"A parameter is given as NAME=VALUE (like sigma=0.5), not "
-                             f"{setting!r}.")
+                             f"{quoted(setting)}.")
         if key not in names:
-            raise UsageError(f"{type(estimator).__name__} has no parameter {key!r}; its "
+            raise UsageError(f"{type(estimator).__name__} has no parameter {quoted(key)}; its "
                              f"parameters are {', '.join(names)}.")
+        if len(text) > MAX_VALUE_CHARS:
+            raise UsageError(f"The value of {key} is {len(text):,} characters long: give a "
+                             f"number or a word (like {key}={names[key]!r}).")
         params[key] = _value(text.strip())
     estimator.set_params(**params)
     try:
@@ -259,8 +319,12 @@ def _value(text: str):
 
 
 def _read(path, **kwargs):
+    """The data file by ``toy_data.files.read_data``; its warnings (a doubtful header row) go
+    to stderr as one line each, its errors are usage errors (exit 2)."""
     from toy_data.files import read_data
 
+    if path == "-":
+        path = "/dev/stdin"
     try:
         return read_data(path, **kwargs)
     except OSError as error:
@@ -284,18 +348,6 @@ def _dense_unless_accepted(X, estimator):
     return X.toarray()
 
 
-def _true_labels(path: Path, data) -> np.ndarray:
-    """One class per line, as the data file writes its classes."""
-    try:
-        lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"Cannot read the true labels {path}: {error}.") from None
-    if len(lines) != data.X.shape[0]:
-        raise UsageError(f"The true labels file {path} has {len(lines)} labels, but the data "
-                         f"file has {data.X.shape[0]} points: give one per point.")
-    return np.array([_class_text(line) for line in lines])
-
-
 def _class_text(value) -> str:
     """A class name as text, numbers normalized (``+1``, ``1.0`` and ``1`` are one class)."""
     try:
@@ -305,8 +357,9 @@ def _class_text(value) -> str:
     return str(int(number)) if number.is_integer() else str(number)
 
 
-def _record(state, data, truth, estimator) -> dict:
-    """A state as one JSON object (non-finite numbers as null)."""
+def _record(state, data, measured: bool, estimator) -> dict:
+    """A state as one JSON object (non-finite numbers as null); with true classes given, its
+    error on the unlabeled points (null when none of them has a known class)."""
     record = {"step": state.step, "event": state.event, "objective": _number(state.objective),
               "grad_norm": _number(state.grad_norm)}
     if hasattr(state, "states"):  # one-vs-rest: every binary problem at this step
@@ -315,13 +368,11 @@ def _record(state, data, truth, estimator) -> dict:
             for name, s in zip(data.classes[estimator.classes_], state.states, strict=True)]
     else:
         record.update(_stage(state))
-    if truth is not None:
+    if measured:
         decision = state.train_decision
         codes = (np.argmax(decision, axis=1) if decision.ndim == 2
                  else (decision > 0).astype(int))
-        predicted = np.array([_class_text(c) for c in data.classes[estimator.classes_[codes]]])
-        unlabeled = ~data.labeled
-        record["unlabeled_error"] = float(np.mean(predicted[unlabeled] != truth[unlabeled]))
+        record["unlabeled_error"] = unlabeled_error(estimator.classes_[codes], data)
     return record
 
 
@@ -391,7 +442,8 @@ def _save_model(path: Path, estimator, data, solver: str) -> None:
 
     try:
         save_model(path, estimator, classes=data.classes.tolist(), n_features=data.X.shape[1],
-                   feature_names=list(data.feature_names or ()) or None, solver=solver)
+                   feature_names=list(data.feature_names or ()) or None, solver=solver,
+                   zero_based=data.zero_based)
     except OSError as error:
         raise RunFailure(f"Cannot write the model to {path}: {error.strerror or error}.") from None
     except TypeError as error:
@@ -399,7 +451,8 @@ def _save_model(path: Path, estimator, data, solver: str) -> None:
 
 
 def _load_model(path: Path, allow_unsafe_pickle: bool = False):
-    """``(estimator, classes, n_features)`` of a model saved by ``s3vm fit --model``."""
+    """``(estimator, info)`` of a model saved by ``s3vm fit --model``; ``info`` holds its
+    ``classes``, ``n_features`` and how its svmlight file was numbered (``zero_based``)."""
     from s3vm_cli.model_file import load_model
 
     try:
@@ -408,11 +461,10 @@ def _load_model(path: Path, allow_unsafe_pickle: bool = False):
         raise UsageError(f"Cannot read the model {path}: {error.strerror or error}.") from None
     except ValueError as error:
         raise UsageError(str(error)) from None
-    classes, n_features = info.get("classes"), info.get("n_features")
-    if not hasattr(estimator, "decision_function") or classes is None or not isinstance(
-            n_features, int):
+    if not hasattr(estimator, "decision_function") or info.get("classes") is None or (
+            not isinstance(info.get("n_features"), int)):
         raise UsageError(f"{path} is not a model saved by `s3vm fit --model`.")
-    return estimator, np.asarray(classes), n_features
+    return estimator, info
 
 
 class Progress:
@@ -438,8 +490,9 @@ class Progress:
             value = "" if record["value"] is None else f" = {record['value']:.3g}"
             where = f"stage {record['stage']}{value}"
         objective = "" if record["objective"] is None else f", objective {record['objective']:.6g}"
-        error = ("" if "unlabeled_error" not in record
-                 else f", unlabeled error {100 * record['unlabeled_error']:.1f} %")
+        error = record.get("unlabeled_error", "")
+        error = ("" if error == "" else ", unlabeled error unknown" if error is None
+                 else f", unlabeled error {100 * error:.1f} %")
         line = f"step {record['step']}, {where}{objective}{error} ({now - self.start:.0f} s)"
         if self.terminal:
             sys.stderr.write("\r\033[K" + line)

@@ -43,13 +43,26 @@ def command(name: str, summary: str, example: str):
     return register
 
 
+#: Longest message written (characters): a message quotes what it was given, cut.
+MAX_MESSAGE_CHARS = 1000
+
+
 def say(message: str) -> None:
-    """One line on stderr, prefixed ``s3vm:``."""
+    """One line on stderr, prefixed ``s3vm:`` (its whitespace made single spaces, cut at
+    ``MAX_MESSAGE_CHARS``)."""
+    message = " ".join(str(message).split())
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + " [...]"
     sys.stderr.write(f"s3vm: {message}\n")
 
 
+def quoted(text: str, limit: int = 60) -> str:
+    """``text`` as a message quotes it: its repr, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _show_warning(message, category, *_args, **_kwargs) -> None:
-    say(f"warning: {' '.join(str(message).split())}")
+    say(f"warning: {message}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,6 +96,8 @@ def main(argv=None) -> int:
     args.passed_on = passed_on
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning  # a solver's warning as one line, no file path
+        if getattr(args, "quiet", False):
+            warnings.simplefilter("ignore")  # -q: errors only
         return _run(args)
 
 
@@ -90,14 +105,14 @@ def _run(args) -> int:
     try:
         return args.run(args)
     except UsageError as error:
-        say(" ".join(str(error).split()))
+        say(str(error))
         return 2
     except RunFailure as error:
-        say(" ".join(str(error).split()))
+        say(str(error))
         return 1
     except KeyboardInterrupt:
         say("interrupted.")
         return 130
     except Exception as error:  # noqa: BLE001 - one line, never a traceback
-        say(f"failed: {type(error).__name__}: {' '.join(str(error).split())}")
+        say(f"failed: {type(error).__name__}: {error}")
         return 1

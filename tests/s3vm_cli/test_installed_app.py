@@ -122,3 +122,13 @@ def test_s3vm_app_serves_the_app_from_the_installed_package(installed, tmp_path)
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # SIGTERM to the command stopped the Streamlit server it started: the port is free again
+    deadline = time.monotonic() + 30
+    while _answers(port):
+        assert time.monotonic() < deadline, "the server still answers after s3vm app stopped"
+        time.sleep(0.5)
+
+
+def _answers(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
