@@ -22,13 +22,13 @@ import ast
 import json
 import math
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
 
 from s3vm_cli.main import RunFailure, UsageError, command, quoted, say
+from s3vm_cli.parameters import parameter_help
 from s3vm_core import ESTIMATORS
 
 #: Longest parameter value read (characters): no parameter needs more, and a message that
@@ -46,7 +46,9 @@ PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
          "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.npz --trace trace.jsonl")
 def fit_command(parser):
     parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
-                        "or -1 = unlabeled) or svmlight (label 0 = unlabeled)")
+                        "or -1 = unlabeled; a column 'truth' may give unlabeled points' true "
+                        "classes) or svmlight (label 0 = unlabeled; indices from 1, or from 0 "
+                        "when an index 0 appears); '-' reads stdin")
     parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
                         "unlabeled) when DATA is an svmlight examples file without labels")
     parser.add_argument("-s", "--solver", required=True, metavar="NAME",
@@ -70,12 +72,9 @@ def fit_command(parser):
                         "processes")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress, summary or warnings (errors are still said)")
-    parser.epilog += "\n\nsolvers (short or class name) and their parameters with defaults:\n"
-    for short, cls in ESTIMATORS.items():
-        defaults = ", ".join(f"{k}={v!r}" for k, v in cls().get_params().items())
-        parser.epilog += textwrap.fill(defaults, 98,
-                                       initial_indent=f"  {short} ({cls.__name__}): ",
-                                       subsequent_indent=" " * 6) + "\n"
+    parser.epilog += ("\n\nsolvers (short or class name) and their parameters (-p NAME=VALUE): "
+                      "default; range: meaning\n")
+    parser.epilog += "\n".join(parameter_help(short, cls) for short, cls in ESTIMATORS.items())
     return run_fit
 
 
@@ -410,7 +409,7 @@ def _writer(path: Path | None):
 
 def _outputs_path(args, kind: str) -> str:
     chosen = getattr(args, kind)
-    return chosen if chosen else f"{Path(args.data).name}.{kind}"
+    return chosen if chosen else f"{'stdin' if args.data == '-' else Path(args.data).name}.{kind}"
 
 
 def _shown(args, kind: str) -> str:
