@@ -5,11 +5,11 @@
 On two moons (2 labels per class) written to a CSV file in a temporary folder, for LapSVM and
 ∇TSVM at n points, interleaved ``--repeats`` times, whole processes timed from the outside:
 
-* ``s3vm fit`` -- ``python -m s3vm_core.cli fit data.csv -s SOLVER -q`` (process start, imports,
+* ``s3vm fit`` -- ``python -m s3vm_cli fit data.csv -s SOLVER -q`` (process start, imports,
   reading the file, the fit, writing ``.outputs`` and ``.predictions``);
 * the library call in a process of its own -- ``python -c`` that builds the same arrays in
   memory and calls ``fit`` -- and the fit alone, timed inside it;
-* the pieces: ``python -c pass`` (interpreter start), ``python -c "import s3vm_core.cli,
+* the pieces: ``python -c pass`` (interpreter start), ``python -c "import s3vm_cli.commands,
   s3vm_core, toy_data.files"`` (imports), reading the file (``toy_data.files.read_data``, timed
   in-process).
 
@@ -81,10 +81,10 @@ def measure(n: int, solver: str, repeats: int, folder: Path) -> dict[str, tuple[
     path = write_data(folder, n)
     py = sys.executable
     commands = {
-        "cli": [py, "-m", "s3vm_core.cli", "fit", path.name, "-s", solver, "-q"],
+        "cli": [py, "-m", "s3vm_cli", "fit", path.name, "-s", solver, "-q"],
         "library": [py, "-c", LIBRARY.format(cls=SOLVERS[solver], n=n)],
         "start": [py, "-c", "pass"],
-        "imports": [py, "-c", "import s3vm_core.cli, s3vm_core, toy_data.files"],
+        "imports": [py, "-c", "import s3vm_cli.commands, s3vm_core, toy_data.files"],
     }
     runs: dict[str, list[tuple[float, float]]] = {k: [] for k in (*commands, "fit", "read")}
     for _ in range(repeats):  # interleaved: a load change hits every column alike

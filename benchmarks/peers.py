@@ -45,6 +45,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from benchmarks.sparse_text import sparse_text_problem
+from s3vm_cli.svmlin import svmlin_estimator, with_bias
 from s3vm_core import QNS3VM, DeterministicAnnealingS3VM, LabelSwitchingTSVM, LapSVM
 from toy_data import digits_pair, pick_labeled, two_moons
 
@@ -209,28 +210,19 @@ def svmlin_cost(w, b, outputs, labels) -> float:
     return 0.5 * (SVMLIN_W * (w @ w + b * b) + SVMLIN_U * unlabeled_loss + labeled_loss)
 
 
-def with_bias_feature(X):
-    """svmlin's constant feature, appended as the last column (sparse stays sparse)."""
-    ones = np.ones((X.shape[0], 1))
-    return sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
-
-
 def da_model(n_unlabeled: int, r: float) -> DeterministicAnnealingS3VM:
-    """DA with svmlin's settings: its T = 10 U on the full squared hinge is our T0 = 5 U on
-    the halved one; its entropy and KL are means over u in bits with eps = 1e-6, ours totals
-    in nats; it stops after 30 temperatures."""
-    return DeterministicAnnealingS3VM(
-        lam=SVMLIN_W, lam_u=SVMLIN_U, loss="squared_hinge", kernel="linear", r=r,
-        T0=5.0 * SVMLIN_U, R=1.5, eps=1e-6 * n_unlabeled * np.log(2.0), max_iter=100,
-        max_stages=30)
+    """DA with svmlin's settings, as ``s3vm svmlin -A 3`` maps them (``s3vm_cli.svmlin``):
+    its T = 10 U on the full squared hinge is our T0 = 5 U on the halved one; its entropy and
+    KL are means over u in bits with eps = 1e-6, ours totals in nats; 30 temperatures."""
+    return svmlin_estimator(3, W=SVMLIN_W, U=SVMLIN_U, R=r, n_labeled=0,
+                            n_unlabeled=n_unlabeled)[0]
 
 
 def tsvm_model(n_labeled: int, n_unlabeled: int) -> LabelSwitchingTSVM:
     """svmlin -A 2's objective ``W/2 ||w||^2 + 1/(2l) sum_L l2 + U/(2u) sum_U l2`` divided by
-    W: C = 1/(2 l W), C* = U/(2 u W), squared hinge, multi-switch."""
-    return LabelSwitchingTSVM(
-        kernel="linear", loss="squared_hinge", switching="multi",
-        C=1.0 / (2 * n_labeled * SVMLIN_W), C_star=SVMLIN_U / (2 * n_unlabeled * SVMLIN_W))
+    W: C = 1/(2 l W), C* = U/(2 u W), squared hinge, multi-switch (``s3vm svmlin -A 2``)."""
+    return svmlin_estimator(2, W=SVMLIN_W, U=SVMLIN_U, R=0.5, n_labeled=n_labeled,
+                            n_unlabeled=n_unlabeled)[0]
 
 
 def svmlin_rows(binary, scratch: Path, problems, repeats: int) -> list[Row]:
@@ -243,7 +235,7 @@ def svmlin_rows(binary, scratch: Path, problems, repeats: int) -> list[Row]:
         # DA has no bias (svmlin's is its constant feature); the TSVM's is LIBSVM's, free,
         # so it gets the raw features.
         cases = [(3, "DA, squared hinge, linear", da_model(n_unlabeled, r),
-                  with_bias_feature(X))]
+                  with_bias(X))]
         if title.startswith("text"):
             cases.append((2, "label-switching TSVM, linear", tsvm_model(n_labeled, n_unlabeled),
                           X))

@@ -3,23 +3,37 @@
 ``read_data(source)`` takes a path, the file's bytes or an open binary file (an upload), reads it
 in memory (nothing is written to disk) and returns a ``DataFile``: ``X``, ``y`` with ``-1`` for
 unlabeled points and class codes ``0 .. k-1`` for labeled ones, the class names as the file
-writes them, and the feature names of a header row.
+writes them, the feature names of a header row, and ``truth``: the true class of every point
+where the file gives it (its label, or its ``truth`` cell), ``-1`` where it is unknown.
 
 CSV / TSV (a tab in the first data line, or a ``.tsv`` name, makes it TSV)
     One point per line. The label column is the one named ``label`` in a header row, else the
-    last column. A header row is recognized when one of its cells is ``label`` or one of its
-    feature cells is not a number. An empty label cell, ``?`` or ``-1`` marks an unlabeled point;
-    class names may be words. Blank lines and lines starting with ``#`` are skipped.
-svmlight / libsvm (``label index:value index:value ...``, indices from 1)
+    last column. A header row is recognized when one of its cells is ``label`` or ``truth`` or
+    one of its feature cells is not a number (a header row whose cells are partly numbers is
+    said, with a ``HeaderRowWarning``). An empty label cell, ``?`` or ``-1`` marks an unlabeled
+    point; class names may be words. A column named ``truth`` in the header row holds the true
+    class of unlabeled points (an empty cell, ``?`` or ``-1`` where it is unknown), so that an
+    error on them can be measured; it is not a feature. Separators other than the comma (``;``,
+    ``|``, a tab) are found from the first lines. Blank lines and lines starting with ``#`` are
+    skipped; line ends may be ``\n``, ``\r\n`` or ``\r``.
+svmlight / libsvm (``label index:value index:value ...``)
     Label ``0`` marks an unlabeled point, as in svmlin; other labels are integer classes (svmlin's
-    ``-1`` and ``+1``, or ``1 .. k``). svmlin's own split, an examples file of ``index:value``
-    rows and a labels file with one label per line, is read with ``labels=``. Read by
-    scikit-learn's ``load_svmlight_file``; X stays sparse (CSR).
+    ``-1`` and ``+1``, or ``1 .. k``). Indices count from 1 (svmlin, libsvm) or from 0
+    (scikit-learn's ``dump_svmlight_file``): a file with an index 0 is read as zero-based, as
+    ``load_svmlight_file(zero_based="auto")`` does. svmlin's own split, an examples file of
+    ``index:value`` rows and a labels file with one label per line, is read with ``labels=``.
+    Read by scikit-learn's ``load_svmlight_file``; X stays sparse (CSR).
 
-Limits, checked before the work they bound: ``MAX_FILE_BYTES`` (the size is read before the
-file), ``MAX_POINTS`` rows, ``MAX_COLUMNS`` columns of a CSV file (dense), ``MAX_FEATURES``
-features of an svmlight file (sparse), ``MAX_CLASSES`` classes. A bad file raises a
-``ValueError`` whose sentence names the line and what is wrong.
+Classes written as numbers must be whole numbers of at most 2**53 in size (beyond, two labels
+could read as one float); ``inf`` or ``1e300`` are refused. A separate file of true classes
+(one per line, ``?`` or the format's unlabeled label where unknown) is read with ``truth=``.
+
+Limits, checked before the work they bound: ``MAX_FILE_BYTES`` (counted while reading, so that a
+pipe or a device such as /dev/zero stops there too), ``MAX_POINTS`` rows, ``MAX_COLUMNS``
+columns of a CSV file (dense), ``MAX_FEATURES`` features of an svmlight file (sparse),
+``MAX_CLASSES`` classes, ``MAX_FIELD_CHARS`` characters in a cell. A bad file raises a
+``ValueError`` whose sentence names the line and what is wrong; a file without any feature is
+one (one feature is fine).
 """
 
 from __future__ import annotations
@@ -28,6 +42,8 @@ import csv
 import io
 import os
 import re
+import stat
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +53,8 @@ import scipy.sparse as sp
 from toy_data.labels import UNLABELED
 
 #: Largest file read (bytes): 100 MiB is a CSV of about 10 million numbers. Checked from the
-#: file's size before anything is read.
+#: file's size before anything is read, and counted while reading (a pipe or a device has no
+#: size).
 MAX_FILE_BYTES = 100 * 2**20
 #: Most data rows (points). The kernel solvers stop far earlier, at their memory limit
 #: (``s3vm_core.problem.MAX_DENSE_BYTES``, about 16 000 points); the linear ones go this far.
@@ -50,16 +67,33 @@ MAX_COLUMNS = 10_000
 MAX_FEATURES = 1_000_000
 #: Most classes: one-vs-rest solves one binary problem per class.
 MAX_CLASSES = 100
+#: Longest cell of a CSV / TSV file (characters): the csv module's own limit.
+MAX_FIELD_CHARS = 131_072
+#: Largest class number: every whole number up to 2**53 is exact in a float, beyond two labels
+#: (9007199254740993 and 9007199254740992) would read as one class.
+MAX_CLASS_NUMBER = 2**53
 
 #: Label cells of a CSV / TSV file that mark an unlabeled point (the number -1 too, as "-1.0").
 UNLABELED_CELLS = ("", "?")
 #: The svmlight label of an unlabeled point (svmlin's convention).
 SVMLIGHT_UNLABELED = 0
+#: The header cells that name the label column and the true-class column.
+LABEL_COLUMN, TRUTH_COLUMN = "label", "truth"
 
 FORMATS = ("auto", "csv", "tsv", "svmlight")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".svm": "svmlight",
                ".svmlight": "svmlight", ".libsvm": "svmlight", ".light": "svmlight"}
 _FEATURE_TOKEN = re.compile(r"^\d+:")
+_ZERO_INDEX = re.compile(r"(^|\s)0+:")
+#: Separators tried, in this order, when a CSV file's first line has no comma.
+_SEPARATORS = (";", "\t", "|")
+#: Characters of a file's line or cell shown in a message.
+_SHOWN = 60
+
+
+class HeaderRowWarning(UserWarning):
+    """A CSV / TSV file's first row was taken as its header, though some of its cells are
+    numbers: a data row with a typo would be lost that way."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +103,7 @@ class DataFile:
     Attributes
     ----------
     X : ndarray of shape (n, d), or scipy.sparse CSR matrix (svmlight)
+        ``d >= 1``.
     y : ndarray of int, shape (n,)
         ``-1`` for an unlabeled point, else the index of its class in ``classes``.
     classes : ndarray of shape (k,)
@@ -77,6 +112,14 @@ class DataFile:
         The header's names of the feature columns (CSV / TSV with a header row).
     format : str
         ``"csv"``, ``"tsv"`` or ``"svmlight"``.
+    truth : ndarray of int, shape (n,)
+        The true class of each point as an index in ``classes``, ``-1`` where it is unknown:
+        a labeled point's label, an unlabeled point's ``truth`` cell (CSV / TSV) or line of the
+        ``truth=`` file. Built from ``y`` when not given. ``scored`` marks the unlabeled points
+        whose true class is known: the error on the unlabeled points is measured on them, and
+        is unknown (never 0) when there is none.
+    zero_based : bool or None
+        Whether an svmlight file's feature indices count from 0 (None for CSV / TSV).
     """
 
     X: np.ndarray | sp.csr_matrix
@@ -84,10 +127,21 @@ class DataFile:
     classes: np.ndarray
     feature_names: tuple[str, ...] | None
     format: str
+    truth: np.ndarray | None = None
+    zero_based: bool | None = None
+
+    def __post_init__(self):
+        if self.truth is None:
+            object.__setattr__(self, "truth", np.asarray(self.y).copy())
 
     @property
     def labeled(self) -> np.ndarray:
         return self.y != UNLABELED
+
+    @property
+    def scored(self) -> np.ndarray:
+        """The unlabeled points whose true class is known (a boolean mask)."""
+        return ~self.labeled & (self.truth != UNLABELED)
 
     def labels(self) -> np.ndarray:
         """The labels by class name, ``-1`` for unlabeled points (an object array):
@@ -98,7 +152,7 @@ class DataFile:
 
 
 def read_data(source, *, format: str = "auto", labels=None, n_features: int | None = None,
-              min_classes: int = 2) -> DataFile:
+              min_classes: int = 2, truth=None, zero_based: bool | str = "auto") -> DataFile:
     """Read a data file (see the module docstring for the formats).
 
     Parameters
@@ -108,7 +162,8 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
         format, its ``size`` is checked first when it has one).
     format : {"auto", "csv", "tsv", "svmlight"}, default="auto"
         "auto" goes by the file name's extension, else by the first data line (``index:value``
-        pairs mean svmlight, a tab TSV).
+        pairs mean svmlight, a tab TSV); a ``.csv`` file whose lines are svmlight rows is read
+        as svmlight.
     labels : same kinds as ``source``, optional
         svmlin's labels file (one label per line, 0 = unlabeled) for an svmlight examples file
         without labels.
@@ -117,6 +172,12 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
         columns then has no label column, and an svmlight file may not go beyond it.
     min_classes : int, default=2
         Fewest labeled classes accepted: 2 to fit a classifier, 0 to predict.
+    truth : same kinds as ``source``, optional
+        The true class of every point, one per line in the data's order (as svmlin's labels
+        files); ``?``, or the format's unlabeled label, where it is unknown.
+    zero_based : bool or "auto", default="auto"
+        Whether svmlight indices count from 0; "auto" as ``load_svmlight_file``: zero-based
+        when an index 0 appears.
 
     Returns
     -------
@@ -130,24 +191,42 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
     first = _first_data_line(text)
     if first is None:
         raise ValueError(f"The file{where} holds no data: it has only blank or comment lines.")
+    looks_svmlight = any(_FEATURE_TOKEN.match(t) for t in first.split()[:2])
     if format == "auto":
-        format = _EXTENSIONS.get(Path(name).suffix.lower() if name else "", None) or (
-            "svmlight" if any(_FEATURE_TOKEN.match(t) for t in first.split())
-            else "tsv" if "\t" in first else "csv")
+        by_name = _EXTENSIONS.get(Path(name).suffix.lower() if name else "", None)
+        if by_name in ("csv", "tsv") and looks_svmlight and "," not in first and (
+                "\t" not in first):
+            by_name = "svmlight"  # svmlight rows saved under a .csv name read as what they are
+        format = by_name or ("svmlight" if looks_svmlight else "tsv" if "\t" in first
+                             else "csv")
     if format == "svmlight":
         labels_text = None
         if labels is not None:
             labels_name = _name_of(labels)
             labels_text = _text(_read_bytes(labels, labels_name), labels_name)
-        data = _read_svmlight(text, where, labels_text, n_features)
+        X, y, classes, feature_names, zero_based = _read_svmlight(
+            text, where, labels_text, n_features, zero_based)
+        truth_cells = None
     else:
         if labels is not None:
             raise ValueError("A separate labels file goes with an svmlight examples file only; "
                              "a CSV / TSV file keeps its labels in a column.")
-        data = _read_table(text, where, "\t" if format == "tsv" else ",", n_features)
-    X, y, classes, feature_names = data
+        delimiter = "\t" if format == "tsv" else _separator(text)
+        X, y, classes, feature_names, truth_cells = _read_table(text, where, delimiter,
+                                                                n_features)
+        zero_based = None
     _check_classes(classes, min_classes, where, format)
-    return DataFile(X=X, y=y, classes=classes, feature_names=feature_names, format=format)
+    if truth is not None:
+        truth_name = _name_of(truth)
+        truth_cells = _truth_file(_text(_read_bytes(truth, truth_name), truth_name),
+                                  truth_name, X.shape[0], format)
+        where_truth = f" of {truth_name}" if truth_name else " of the true classes"
+    else:
+        where_truth = where
+    codes = y if truth_cells is None else _truth_codes(truth_cells, y, classes, where_truth,
+                                                       format)
+    return DataFile(X=X, y=y, classes=classes, feature_names=feature_names, format=format,
+                    truth=codes, zero_based=zero_based)
 
 
 # -- bytes and text -----------------------------------------------------------------------
@@ -161,32 +240,52 @@ def _name_of(source) -> str | None:
 
 
 def _read_bytes(source, name) -> bytes:
-    """The file's bytes, its size checked against ``MAX_FILE_BYTES`` before it is read."""
+    """The file's bytes, at most ``MAX_FILE_BYTES``: a file's size is checked before it is
+    read, and every source is read no further than one byte past the limit (a pipe, a device
+    or an upload may say no size, or a wrong one)."""
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
-        size = len(data)
     elif isinstance(source, str | os.PathLike):
-        size = os.stat(source).st_size
-        _check_size(size, name)
-        data = Path(source).read_bytes()
+        data = _read_path(source, name)
     elif hasattr(source, "read"):
         size = getattr(source, "size", None)
         if isinstance(size, int):
             _check_size(size, name)
         data = source.read(MAX_FILE_BYTES + 1)
-        size = len(data)
     else:
         raise TypeError(f"Give a path, bytes or an open binary file, not {type(source).__name__}.")
-    _check_size(size, name)
+    _check_size(len(data), name, read=True)
     return data
 
 
-def _check_size(size: int, name) -> None:
+def _read_path(path, name) -> bytes:
+    """A path's bytes, bounded; a FIFO is opened without waiting for a writer (one that has
+    none reads as empty instead of blocking)."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        _check_size(os.stat(path).st_size, name)
+    flags = os.O_RDONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)
+    descriptor = os.open(path, flags)
+    if flags & os.O_NONBLOCK:
+        os.set_blocking(descriptor, True)  # opened without a writer; now wait for its data
+    with os.fdopen(descriptor, "rb") as handle:
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            chunk = handle.read(min(2**20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    return b"".join(chunks)
+
+
+def _check_size(size: int, name, read: bool = False) -> None:
     if size > MAX_FILE_BYTES:
-        raise ValueError(
-            f"The file{f' {name}' if name else ''} is {_megabytes(size)}, more than the "
-            f"{_megabytes(MAX_FILE_BYTES)} allowed (MAX_FILE_BYTES). Use a sample of its rows."
-        )
+        what = f"The file{f' {name}' if name else ''}"
+        amount = (f"holds more than {_megabytes(MAX_FILE_BYTES)} (reading stopped there)" if read
+                  else f"is {_megabytes(size)}, more than the {_megabytes(MAX_FILE_BYTES)} "
+                  "allowed")
+        raise ValueError(f"{what} {amount} (MAX_FILE_BYTES). Use a sample of its rows.")
 
 
 def _megabytes(size: int) -> str:
@@ -194,7 +293,8 @@ def _megabytes(size: int) -> str:
 
 
 def _text(data: bytes, name) -> str:
-    """Decode UTF-8 text; a compressed or binary file is refused with the line it breaks on."""
+    """Decode UTF-8 text with its line ends made ``\\n``; a compressed or binary file is
+    refused with the line it breaks on."""
     what = f"The file {name}" if name else "The file"
     if not data.strip():
         raise ValueError(f"{what} is empty.")
@@ -209,7 +309,8 @@ def _text(data: bytes, name) -> str:
         bad = error.start
     else:
         if null < 0:
-            return text
+            # an old Mac's CR-only line ends too: the csv module would see one long line
+            return text.replace("\r\n", "\n").replace("\r", "\n")
         bad = null
     line = data[:bad].count(b"\n") + 1
     raise ValueError(
@@ -220,7 +321,7 @@ def _text(data: bytes, name) -> str:
 
 def _data_lines(text: str):
     """``(line number, line)`` of the lines that hold data (not blank, not a # comment)."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             yield number, line
@@ -230,37 +331,65 @@ def _first_data_line(text: str) -> str | None:
     return next((line for _, line in _data_lines(text)), None)
 
 
+def _shown(text: str) -> str:
+    """A line or a cell as a message quotes it: cut to ``_SHOWN`` characters."""
+    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
+
+
 # -- CSV / TSV ------------------------------------------------------------------------------
+
+
+def _separator(text: str) -> str:
+    """The comma, unless the first data lines have none and split alike on another common
+    separator (a spreadsheet's ``;`` in many languages, ``|``, a tab)."""
+    lines = [line for _, line in zip(range(20), _data_lines(text), strict=False)]
+    if any("," in line for _, line in lines):
+        return ","
+    for separator in _SEPARATORS:
+        counts = {line.count(separator) for _, line in lines}
+        if len(counts) == 1 and counts != {0}:
+            return separator
+    return ","
 
 
 def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
     rows, numbers = [], []
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    for cells in reader:
-        if not cells or (len(cells) == 1 and not cells[0].strip()) or (
-                cells[0].lstrip().startswith("#")):
-            continue
-        cells = [cell.strip() for cell in cells]
-        if not rows and len(cells) > MAX_COLUMNS + 1:
-            raise ValueError(
-                f"Line {reader.line_num}{where} has {len(cells):,} columns; at most "
-                f"{MAX_COLUMNS:,} features and a label are allowed (MAX_COLUMNS)."
-            )
-        if rows and len(cells) != len(rows[0]):
-            raise ValueError(
-                f"Line {reader.line_num}{where} has {len(cells)} values, but line "
-                f"{numbers[0]} has {len(rows[0])}: every line needs the same number of columns."
-            )
-        if len(rows) > MAX_POINTS:  # a header row and MAX_POINTS data rows at most
-            raise ValueError(
-                f"The file{where} has more than {MAX_POINTS:,} data rows (line "
-                f"{reader.line_num} is one too many; MAX_POINTS). Use a sample of its rows."
-            )
-        rows.append(cells)
-        numbers.append(reader.line_num)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        for cells in reader:
+            if not cells or (len(cells) == 1 and not cells[0].strip()) or (
+                    cells[0].lstrip().startswith("#")):
+                continue
+            cells = [cell.strip() for cell in cells]
+            if not rows and len(cells) > MAX_COLUMNS + 1:
+                raise ValueError(
+                    f"Line {reader.line_num}{where} has {len(cells):,} columns; at most "
+                    f"{MAX_COLUMNS:,} features and a label are allowed (MAX_COLUMNS)."
+                )
+            if rows and len(cells) != len(rows[0]):
+                raise ValueError(
+                    f"Line {reader.line_num}{where} has {len(cells)} values, but line "
+                    f"{numbers[0]} has {len(rows[0])}: every line needs the same number of "
+                    "columns."
+                )
+            if len(rows) > MAX_POINTS:  # a header row and MAX_POINTS data rows at most
+                raise ValueError(
+                    f"The file{where} has more than {MAX_POINTS:,} data rows (line "
+                    f"{reader.line_num} is one too many; MAX_POINTS). Use a sample of its rows."
+                )
+            rows.append(cells)
+            numbers.append(reader.line_num)
+    except csv.Error as error:
+        line = reader.line_num
+        if "field larger than field limit" in str(error):
+            raise ValueError(f"Line {line}{where} has a value longer than "
+                             f"{MAX_FIELD_CHARS:,} characters (MAX_FIELD_CHARS): is it a "
+                             "text file of one point per line?") from None
+        raise ValueError(f"Line {line}{where} cannot be read as CSV: {error}.") from None
     header = rows[0] if _is_header(rows[0]) else None
     if header is not None:
         header_line, rows, numbers = numbers[0], rows[1:], numbers[1:]
+        _say_a_doubtful_header(header, header_line, where)
         if not rows:
             raise ValueError(f"The file{where} has a header row but no data rows.")
         if len(rows) > MAX_POINTS:
@@ -268,21 +397,44 @@ def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
                 f"The file{where} has more than {MAX_POINTS:,} data rows (line "
                 f"{numbers[MAX_POINTS]} is one too many; MAX_POINTS). Use a sample of its rows."
             )
-    label = _label_column(header, header_line if header else None, len(rows[0]), n_features,
+    truth = _named_column(header, header_line if header else None, TRUTH_COLUMN, where)
+    columns = [j for j in range(len(rows[0])) if j != truth]  # features and the label
+    label = _label_column(header, header_line if header else None, columns, n_features,
                           numbers[0], where)
-    features = [j for j in range(len(rows[0])) if j != label]
+    features = [j for j in range(len(rows[0])) if j not in (label, truth)]
+    if not features:
+        raise ValueError(_no_feature(rows[0], numbers[0], where, delimiter, label, truth))
     X = _numbers(rows, features, numbers, header, where)
     cells = [row[label] for row in rows] if label is not None else [""] * len(rows)
-    unlabeled = [cell in UNLABELED_CELLS or (_is_number(cell) and float(cell) == -1)
-                 for cell in cells]
-    y, classes = _encode(cells, unlabeled, numbers, where, _column(label, header))
+    y, classes = _encode(cells, _unlabeled_cells(cells), numbers, where,
+                         _column(label, header))
     names = tuple(header[j] for j in features) if header is not None else None
-    return X, y, classes, names
+    truth_cells = None
+    if truth is not None:
+        truth_cells = [(numbers[i], row[truth]) for i, row in enumerate(rows)]
+    return X, y, classes, names, truth_cells
+
+
+def _unlabeled_cells(cells) -> list[bool]:
+    return [cell in UNLABELED_CELLS or (_is_number(cell) and float(cell) == -1)
+            for cell in cells]
 
 
 def _is_header(cells) -> bool:
-    return any(cell.lower() == "label" for cell in cells) or not all(
+    return any(cell.lower() in (LABEL_COLUMN, TRUTH_COLUMN) for cell in cells) or not all(
         _is_number(cell) for cell in cells[:-1])
+
+
+def _say_a_doubtful_header(header, line: int, where: str) -> None:
+    """A header row whose cells are partly numbers may be a data row with a typo: say so."""
+    numbers = [cell for cell in header if _is_number(cell)]
+    if not numbers:
+        return
+    words = [cell for cell in header if not _is_number(cell)]
+    warnings.warn(HeaderRowWarning(
+        f"Line {line}{where} was taken as the header row (its cell {_shown(words[0])} is not a "
+        f"number), though {len(numbers)} of its cells are numbers: if it is a data row, fix "
+        "that cell, or the row is lost."), stacklevel=4)
 
 
 def _is_number(cell: str) -> bool:
@@ -293,21 +445,41 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def _label_column(header, header_line, width, n_features, first_line, where) -> int | None:
-    named = [j for j, cell in enumerate(header or ()) if cell.lower() == "label"]
+def _named_column(header, header_line, name, where) -> int | None:
+    named = [j for j, cell in enumerate(header or ()) if cell.lower() == name]
     if len(named) > 1:
-        raise ValueError(f"Line {header_line}{where} names {len(named)} columns 'label'; name "
-                         "one column 'label'.")
+        raise ValueError(f"Line {header_line}{where} names {len(named)} columns '{name}'; name "
+                         f"one column '{name}'.")
+    return named[0] if named else None
+
+
+def _label_column(header, header_line, columns, n_features, first_line, where) -> int | None:
+    """The label column's index: the one named ``label``, else the last of ``columns`` (the
+    file's columns but the truth column); None when they are exactly a model's features."""
+    named = _named_column(header, header_line, LABEL_COLUMN, where)
+    width = len(columns)
     if n_features is not None and width not in (n_features, n_features + 1) or (
-            named and n_features is not None and width != n_features + 1):
+            named is not None and n_features is not None and width != n_features + 1):
         raise ValueError(
             f"Line {first_line}{where} has {width} values, but the model was trained on "
             f"{n_features} features: give {n_features} feature columns, and a label column if "
             "you have labels."
         )
-    if named:
-        return named[0]
-    return None if width == n_features else width - 1  # n_features columns: nothing to learn
+    if named is not None:
+        return named
+    return None if width == n_features else columns[-1]
+
+
+def _no_feature(cells, line, where, delimiter, label, truth) -> str:
+    """Why a file has no feature column, and what to do."""
+    kept = [name for name, j in (("label", label), ("truth", truth)) if j is not None]
+    shown = _shown(delimiter.join(cells))
+    if len(cells) == 1:
+        return (f"Line {line}{where} is one column ({shown}), so the file has no feature: "
+                "separate the values with commas (CSV), tabs (TSV), ';' or '|', or give an "
+                "svmlight file (label index:value ...). At least one feature is needed.")
+    return (f"The file{where} has no feature column (line {line}, {shown}, holds only the "
+            f"{' and '.join(kept)}): give at least one feature column.")
 
 
 def _column(j, header) -> str:
@@ -336,27 +508,44 @@ def _numbers(rows, features, numbers, header, where) -> np.ndarray:
                 raise ValueError(f"{at} is empty: every feature needs a value (only the label "
                                  "may be left empty, for an unlabeled point).")
             if value is None:
-                raise ValueError(f"{at} holds {cell!r}, which is not a number.")
-            raise ValueError(f"{at} holds {cell!r}, which is not a finite number: remove or "
-                             "impute it.")
+                raise ValueError(f"{at} holds {_shown(cell)}, which is not a number.")
+            raise ValueError(f"{at} holds {_shown(cell)}, which is not a finite number: remove "
+                             "or impute it.")
     raise AssertionError("unreachable: a cell failed to convert but every cell converts")
+
+
+def _class_number(cell: str, line: int, where: str, column: str) -> int:
+    """A label written as a number, as the whole number it is, or a sentence: not finite, not
+    whole, or too large for every class to stay apart."""
+    try:
+        value = int(cell)  # exact, where a float would round 2**53 + 1 to 2**53
+    except ValueError:
+        value = float(cell)
+    if not np.isfinite(value) or abs(value) > MAX_CLASS_NUMBER:
+        why = ("is not a finite number" if not np.isfinite(value) else
+               f"is larger than 2**53 = {MAX_CLASS_NUMBER:,}, beyond which two classes could "
+               "read as one")
+        raise ValueError(f"Line {line}{where} has the label {_shown(cell)} in {column}, which "
+                         f"{why}. Labels are class names or whole numbers; renumber the "
+                         "classes.")
+    if value != round(value):
+        raise ValueError(
+            f"Line {line}{where} has the label {_shown(cell)} in {column}, not a class. "
+            "Labels are class names or whole numbers; if this file has no label column, "
+            "name one 'label' in a header row."
+        )
+    return int(value)
 
 
 def _encode(cells, unlabeled, numbers, where, column):
     """Class codes (``-1`` where ``unlabeled``) and the sorted class names of label cells."""
     unlabeled = np.asarray(unlabeled, dtype=bool)
-    names = [cell for cell, hidden in zip(cells, unlabeled, strict=True) if not hidden]
+    kept = [(cell, number) for cell, number, hidden in zip(cells, numbers, unlabeled,
+                                                            strict=True) if not hidden]
+    names = [cell for cell, _ in kept]
     if names and all(_is_number(name) for name in names):
-        values = np.array([float(name) for name in names])
-        fractional = np.flatnonzero(values != np.round(values))
-        if fractional.size:
-            i = np.flatnonzero(~unlabeled)[fractional[0]]
-            raise ValueError(
-                f"Line {numbers[i]}{where} has the label {cells[i]!r} in {column}, not a class. "
-                "Labels are class names or whole numbers; if this file has no label column, "
-                "name one 'label' in a header row."
-            )
-        names = values.astype(np.int64)
+        names = np.array([_class_number(cell, number, where, column) for cell, number in kept],
+                         dtype=np.int64)
     names = np.asarray(names)
     classes, codes = np.unique(names, return_inverse=True) if names.size else (names, names)
     y = np.full(len(cells), UNLABELED, dtype=np.int64)
@@ -383,10 +572,51 @@ def _check_classes(classes, min_classes, where, format) -> None:
     )
 
 
+# -- true classes -----------------------------------------------------------------------------
+
+
+def _truth_file(text: str, name, n_points: int, format: str):
+    """A file of true classes, one per line: ``(line number, cell)`` pairs."""
+    lines = [(number, line.strip()) for number, line in _data_lines(text)]
+    if len(lines) != n_points:
+        raise ValueError(f"The true classes{f' {name}' if name else ''} are {len(lines)} lines, "
+                         f"but the data have {n_points} points: give one class per point "
+                         "('?' where it is unknown).")
+    return lines
+
+
+def _truth_codes(cells, y, classes, where, format) -> np.ndarray:
+    """The true classes as indices in ``classes`` (``-1`` unknown); a labeled point's is its
+    label. A true class that contradicts a label, or that no labeled point has, is refused:
+    the error measured against it would be no solver's."""
+    truth = y.copy()
+    numeric = classes.dtype.kind in "iu"
+    index = {name: k for k, name in enumerate(classes.tolist())}
+    for i, (number, cell) in enumerate(cells):
+        if cell == "?" or (format == "svmlight" and _is_number(cell) and float(cell) == 0) or (
+                format != "svmlight" and cell in UNLABELED_CELLS) or (
+                format != "svmlight" and _is_number(cell) and float(cell) == -1):
+            continue
+        name = _class_number(cell, number, where, "the true classes") if (
+            numeric and _is_number(cell)) else cell
+        code = index.get(name)
+        if code is None:
+            known = ", ".join(map(str, classes.tolist()))
+            raise ValueError(f"Line {number}{where} gives the true class {_shown(cell)}, which no "
+                             f"labeled point has (the classes are {known}): label a point of "
+                             "it, or write '?' where the class is unknown.")
+        if y[i] != UNLABELED and y[i] != code:
+            raise ValueError(f"Line {number}{where} gives the true class {_shown(cell)} to a "
+                             f"point labeled {classes.tolist()[y[i]]!r}: fix one of them.")
+        truth[i] = code
+    return truth
+
+
 # -- svmlight -------------------------------------------------------------------------------
 
 
-def _read_svmlight(text: str, where: str, labels_text: str | None, n_features: int | None):
+def _read_svmlight(text: str, where: str, labels_text: str | None, n_features: int | None,
+                   zero_based):
     from sklearn.datasets import load_svmlight_file
 
     lines = list(_data_lines(text))
@@ -399,19 +629,29 @@ def _read_svmlight(text: str, where: str, labels_text: str | None, n_features: i
     if without_labels != (labels_text is not None):
         if without_labels:
             raise ValueError(
-                f"Line {lines[0][0]}{where} starts with {lines[0][1].split()[0]!r}, a feature, not "
-                "a label: svmlin keeps the labels in a separate file, one per line. Give that "
-                "labels file too."
+                f"Line {lines[0][0]}{where} starts with {_shown(lines[0][1].split()[0])}, a "
+                "feature, not a label: svmlin keeps the labels in a separate file, one per "
+                "line. Give that labels file too."
             )
         raise ValueError(f"The file{where} has its labels at the start of each line; a separate "
                          "labels file is for svmlin's examples files without them.")
+    if not any(":" in line.split("#", 1)[0] for _, line in lines):
+        raise ValueError(f"No line of the svmlight file{where} has a feature (an index:value "
+                         "pair): at least one feature is needed.")
+    if zero_based == "auto":  # load_svmlight_file's rule: an index 0 makes it zero-based
+        zero_based = any(_ZERO_INDEX.search(line.split("#", 1)[0]) for _, line in lines)
+    # found before the loader: its float labels would merge 2**53 + 1 with 2**53, and an index
+    # past MAX_FEATURES would be a matrix of that many columns
+    problem = _svmlight_error(lines, where, without_labels, n_features, zero_based)
+    if problem is not None:
+        raise problem
     body = "\n".join(("0 " if without_labels else "") + line for _, line in lines)
     try:
         X, y = load_svmlight_file(io.BytesIO(body.encode()), n_features=n_features,
-                                  dtype=np.float64, zero_based=False)
-    except ValueError as error:
-        raise _svmlight_error(lines, where, without_labels, n_features) or ValueError(
-            f"The svmlight file{where} could not be read: {error}") from None
+                                  dtype=np.float64, zero_based=zero_based)
+    except (ValueError, OverflowError, IndexError) as error:
+        raise ValueError(f"The svmlight file{where} could not be read: "
+                         f"{' '.join(str(error).split())[:200]}.") from None
     X = sp.csr_matrix(X)
     if X.shape[1] > MAX_FEATURES:
         raise ValueError(f"The file{where} has {X.shape[1]:,} features, more than the "
@@ -420,52 +660,64 @@ def _read_svmlight(text: str, where: str, labels_text: str | None, n_features: i
         row = int(np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], "right")) - 1
         raise ValueError(f"Line {lines[row][0]}{where} holds a value that is not a finite number "
                          "(nan or inf): remove or impute it.")
+    numbers = [number for number, _ in lines]
     if without_labels:
-        y = _labels_file(labels_text, len(lines))
-    codes, classes = _encode([f"{value:.17g}" for value in y], y == SVMLIGHT_UNLABELED,
-                             [number for number, _ in lines], where, "its first value")
-    return X, codes, classes, None
+        cells, numbers = _labels_file(labels_text, len(lines))
+        where, column = " of the labels file", "its line"
+    else:
+        cells, column = [line.split()[0] for _, line in lines], "its first value"
+    unlabeled = [_is_number(cell) and float(cell) == SVMLIGHT_UNLABELED for cell in cells]
+    codes, classes = _encode(cells, unlabeled, numbers, where, column)
+    return X, codes, classes, None, bool(zero_based)
 
 
-def _svmlight_error(lines, where, without_labels, n_features) -> ValueError | None:
+def _svmlight_error(lines, where, without_labels, n_features, zero_based) -> ValueError | None:
     """The first line that breaks the format, as a sentence (``load_svmlight_file`` does not
     say which line)."""
+    lowest = 0 if zero_based else 1
     for number, line in lines:
         at = f"Line {number}{where}"
         tokens = line.split("#", 1)[0].split()
         if not without_labels:
             label, tokens = tokens[0], tokens[1:]
             if not _is_number(label):
-                return ValueError(f"{at} starts with {label!r}, which is not a label (a number; "
-                                  "files with several labels per point are not supported).")
+                return ValueError(f"{at} starts with {_shown(label)}, which is not a label (a "
+                                  "number; files with several labels per point are not "
+                                  "supported).")
         if tokens and tokens[0].startswith("qid:"):
             tokens = tokens[1:]
-        previous = 0
+        previous = -1
         for token in tokens:
             index, _, value = token.partition(":")
             if not index.isdigit() or not _is_number(value):
-                return ValueError(f"{at} holds {token!r} where an index:value pair belongs.")
-            if int(index) == 0:
-                return ValueError(f"{at} has feature index 0: the svmlight format numbers "
-                                  "features from 1 (as svmlin and libsvm do).")
-            if int(index) <= previous:
+                return ValueError(f"{at} holds {_shown(token)} where an index:value pair "
+                                  "belongs.")
+            index = int(index)
+            if index < lowest:
+                return ValueError(f"{at} has feature index 0, but the file numbers its "
+                                  "features from 1 (as the model's training file did).")
+            if index > MAX_FEATURES:
+                return ValueError(f"{at} has feature index {index:,}, beyond the "
+                                  f"{MAX_FEATURES:,} features allowed (MAX_FEATURES).")
+            if index <= previous:
                 return ValueError(f"{at} lists feature {index} after feature {previous}: the "
                                   "indices of a line must increase.")
-            if n_features is not None and int(index) > n_features:
+            if n_features is not None and index >= n_features + lowest:
                 return ValueError(f"{at} has feature {index}, but the model was trained on "
                                   f"{n_features} features.")
-            previous = int(index)
+            previous = index
     return None
 
 
-def _labels_file(text: str, n_examples: int) -> np.ndarray:
-    """svmlin's labels file: one number per line, 0 for an unlabeled point."""
+def _labels_file(text: str, n_examples: int):
+    """svmlin's labels file: one number per line, 0 for an unlabeled point; its cells and
+    line numbers."""
     lines = list(_data_lines(text))
     for number, line in lines:
         if not _is_number(line.strip()):
-            raise ValueError(f"Line {number} of the labels file holds {line.strip()!r}, which is "
-                             "not a label (a number, 0 for an unlabeled point).")
+            raise ValueError(f"Line {number} of the labels file holds {_shown(line.strip())}, "
+                             "which is not a label (a number, 0 for an unlabeled point).")
     if len(lines) != n_examples:
         raise ValueError(f"The labels file has {len(lines)} labels, but the examples file has "
                          f"{n_examples} examples: give one label per example.")
-    return np.array([float(line) for _, line in lines])
+    return [line.strip() for _, line in lines], [number for number, _ in lines]

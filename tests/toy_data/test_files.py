@@ -4,6 +4,9 @@ bad file."""
 import csv
 import gzip
 import io
+import os
+import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -143,7 +146,6 @@ def test_the_extension_picks_the_format_over_the_content():
     (gzip.compress(b"1,2,a\n"), r"compressed \(gzip\)"),
     (b"PK\x03\x04rest of a workbook", r"compressed \(zip \(an Excel workbook is one\)\)"),
     (b"1 1:0.5\n-1 2:abc\n", r"^Line 2 holds '2:abc' where an index:value pair belongs"),
-    (b"1 1:0.5\n-1 0:1\n", r"^Line 2 has feature index 0: the svmlight format numbers"),
     (b"1 3:0.5 1:1\n-1 2:1\n", r"^Line 1 lists feature 1 after feature 3"),
     (b"1 1:0.5\n-1 2:inf\n", r"^Line 2 holds a value that is not a finite number"),
     (b"1,3 1:0.5\n-1 2:1\n", r"^Line 1 starts with '1,3', which is not a label"),
@@ -193,7 +195,7 @@ def test_more_columns_rows_or_classes_than_allowed(monkeypatch):
     with pytest.raises(ValueError, match="has 3 classes, more than the 2 allowed"):
         read_data(b"1,1\n2,2\n3,3\n")
     monkeypatch.setattr(files, "MAX_FEATURES", 5)
-    with pytest.raises(ValueError, match="has 9 features, more than the 5 allowed"):
+    with pytest.raises(ValueError, match="^Line 1 has feature index 9, beyond the 5 features"):
         read_data(b"1 9:1\n-1 1:2\n")
 
 
@@ -227,3 +229,152 @@ def test_the_file_name_is_in_the_sentence(tmp_path):
     path.write_bytes(b"1,2,a\n3,b\n")
     with pytest.raises(ValueError, match=r"^Line 2 of .*points\.csv has 2 values"):
         read_data(path)
+
+
+# -- true classes of unlabeled points (issue 33, item 1) ----------------------------------------
+
+
+def test_a_truth_column_gives_the_true_class_of_unlabeled_rows():
+    data = read_data(b"x,label,truth,y\n0,a,,1\n1,,b,2\n2,?,a,3\n3,,?,4\n4,b,b,5\n")
+    assert data.feature_names == ("x", "y")  # the truth column is no feature
+    np.testing.assert_array_equal(data.X, [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]])
+    assert list(data.classes) == ["a", "b"]
+    np.testing.assert_array_equal(data.y, [0, -1, -1, -1, 1])
+    np.testing.assert_array_equal(data.truth, [0, 1, 0, -1, 1])
+    np.testing.assert_array_equal(data.scored, [False, True, True, False, False])
+
+
+def test_without_true_classes_no_unlabeled_point_is_scored(points):
+    X, names = points
+    data = read_data(csv_bytes(X, names, header=["a", "b", "c", "label"]))
+    np.testing.assert_array_equal(data.truth, data.y)
+    assert not data.scored.any()
+
+
+def test_a_file_of_true_classes_one_per_line():
+    data = read_data(b"1 1:1\n-1 1:2\n0 1:3\n0 1:4\n", truth=b"1\n-1\n-1\n0\n")
+    np.testing.assert_array_equal(data.truth, [1, 0, 0, -1])
+    np.testing.assert_array_equal(data.scored, [False, False, True, False])
+    with pytest.raises(ValueError, match="true classes are 3 lines, but the data have 4 points"):
+        read_data(b"1 1:1\n-1 1:2\n0 1:3\n0 1:4\n", truth=b"1\n-1\n-1\n")
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"x,label,truth\n0,a,b\n1,b,\n", r"^Line 2 gives the true class 'b' to a point labeled "
+                                       r"'a': fix one of them"),
+    (b"x,label,truth\n0,a,\n1,b,\n2,,c\n", r"^Line 4 gives the true class 'c', which no "
+                                            r"labeled point has \(the classes are a, b\)"),
+    (b"x,label,truth,truth\n0,a,,\n1,b,,\n", r"^Line 1 names 2 columns 'truth'"),
+])
+def test_true_classes_that_no_solver_could_be_scored_on_are_refused(content, message):
+    with pytest.raises(ValueError, match=message):
+        read_data(content)
+
+
+# -- what issue 33 found in the readers (items 2, 9 to 12) ---------------------------------------
+
+
+def test_one_feature_is_data_and_zero_features_are_refused_with_a_sentence():
+    one = read_data(b"x,label\n0.5,a\n1.5,b\n2.5,\n")
+    assert one.X.shape == (3, 1) and one.feature_names == ("x",)
+    with pytest.raises(ValueError, match=r"^Line 1 is one column \('a'\), so the file has no "
+                                         r"feature: separate the values with commas"):
+        read_data(b"a\nb\n\n?\n")
+    with pytest.raises(ValueError, match=r"has no feature column \(line 2, 'a,', holds only "
+                                         r"the label and truth\)"):
+        read_data(b"label,truth\na,\nb,\n,a\n")
+    with pytest.raises(ValueError, match="No line of the svmlight file has a feature"):
+        read_data(b"1\n-1\n0\n", format="svmlight")
+
+
+@pytest.mark.parametrize("label, why", [
+    ("inf", "is not a finite number"), ("-inf", "is not a finite number"),
+    ("1e300", "is larger than 2\\*\\*53"), ("1e30", "is larger than 2\\*\\*53"),
+    ("9007199254740993", "is larger than 2\\*\\*53"),
+])
+def test_labels_that_are_no_class_number_are_refused(label, why):
+    for content in (f"1,2,1\n3,4,{label}\n", f"1 1:2\n{label} 1:4\n"):
+        with pytest.raises(ValueError, match=f"^Line 2 has the label '{label}' in .*, which "
+                                             f"{why}"):
+            read_data(content.encode())
+
+
+def test_the_largest_exact_class_numbers_stay_apart():
+    data = read_data(b"1,9007199254740992\n2,9007199254740991\n")
+    assert data.classes.tolist() == [9007199254740991, 9007199254740992]
+
+
+@pytest.mark.parametrize("separator", [";", "|", "\t"])
+def test_another_separator_is_found(separator):
+    text = separator.join(["x", "y", "label"]) + "\n" + "\n".join(
+        separator.join(["1.5", "2", "a"]) if i % 2 else separator.join(["3", "4.5", "b"])
+        for i in range(4))
+    upload = io.BytesIO(text.encode())
+    upload.name = "points.csv"
+    data = read_data(upload)
+    assert data.X.shape == (4, 2) and list(data.classes) == ["a", "b"]
+
+
+def test_svmlight_rows_saved_as_csv_are_read_as_svmlight():
+    upload = io.BytesIO(b"1 1:0.5 2:1\n-1 2:0.25\n0 1:1\n")
+    upload.name = "points.csv"
+    data = read_data(upload)
+    assert data.format == "svmlight" and data.X.shape == (3, 2)
+
+
+def test_a_header_row_that_may_be_a_data_row_is_said():
+    with pytest.warns(files.HeaderRowWarning, match=r"^Line 1 was taken as the header row \(its "
+                                                    r"cell '2.o' is not a number\)"):
+        data = read_data(b"1.0,2.o,a\n3,4,b\n5,6,a\n")
+    assert data.X.shape == (2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_data(b"x,y,label\n3,4,b\n5,6,a\n")  # a header of words only is said nothing
+
+
+def test_cr_line_ends_long_cells_and_huge_indices():
+    data = read_data(b"x,y,label\r1,2,a\r3,4,b\r")
+    assert data.X.shape == (2, 2)
+    with pytest.raises(ValueError, match=r"^Line 2 has a value longer than 131,072 characters"):
+        read_data(b"x,label\n" + b"1" * 200_000 + b",a\n2,b\n")
+    with pytest.raises(ValueError, match=r"^Line 2 has feature index 2,147,483,648, beyond"):
+        read_data(b"1 1:1\n-1 2147483648:1\n")
+
+
+def test_zero_based_svmlight_files_read_as_scikit_learn_writes_them():
+    X = np.array([[1.5, 0, 2], [0, 3, 0], [4, 0, 0]])
+    buffer = io.BytesIO()
+    dump_svmlight_file(X, [1, -1, 0], buffer, zero_based=True)
+    data = read_data(buffer.getvalue(), format="svmlight")
+    np.testing.assert_array_equal(data.X.toarray(), X)
+    assert data.zero_based is True
+    one_based = read_data(b"1 1:1.5 3:2\n-1 2:3\n")
+    assert one_based.zero_based is False and one_based.X.shape == (2, 3)
+    # points to predict are read as their model's training file was
+    new = read_data(b"0 2:1\n", zero_based=True, n_features=3, min_classes=0)
+    np.testing.assert_array_equal(new.X.toarray(), [[0, 0, 1]])
+
+
+def test_devices_are_read_no_further_than_the_limit(monkeypatch):
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 4096)
+    for device in ("/dev/zero", "/dev/urandom"):
+        with pytest.raises(ValueError, match=f"^The file {device} holds more than 0.0 MiB "
+                                             r"\(reading stopped there\)"):
+            read_data(device)
+
+
+def test_a_fifo_without_writer_does_not_block(tmp_path):
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            read_data(fifo)
+        except ValueError as error:
+            outcome.append(str(error))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert outcome == [f"The file {fifo} is empty."]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file, make_blobs
 
+from s3vm_cli import main
 from s3vm_core import LapSVM, OneVsRestS3VM
-from s3vm_core.cli import main
 from toy_data import pick_labeled, two_moons
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def s3vm(*args, cwd):
     """Run ``s3vm ARGS`` as a user would (this checkout's code); returns the finished process."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "s3vm_core.cli", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "s3vm_cli", *map(str, args)], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -48,7 +48,7 @@ def moons(tmp_path):
 def test_fit_writes_the_librarys_predictions_and_decision_values(tmp_path, moons):
     X, y, labels, names = moons
     done = s3vm("fit", "moons.csv", "-s", "lapsvm", "-p", "gamma_I=1", "-p", "sigma=0.4",
-                "--trace", "trace.jsonl", "--true-labels", "truth.txt", "--model", "moons.joblib",
+                "--trace", "trace.jsonl", "--true-labels", "truth.txt", "--model", "moons.npz",
                 cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     # the same fit in the library: classes sorted by name ("down", "up"), so "up" is +1
@@ -71,7 +71,7 @@ def test_fit_writes_the_librarys_predictions_and_decision_values(tmp_path, moons
     # predict with the saved model on new points (no label column)
     X_new, _ = two_moons(40, noise=0.1, random_state=1)
     (tmp_path / "new.csv").write_text("\n".join(f"{a!r},{b!r}" for a, b in X_new.tolist()))
-    done = s3vm("predict", "moons.joblib", "new.csv", "--predictions", "-", cwd=tmp_path)
+    done = s3vm("predict", "moons.npz", "new.csv", "--predictions", "-", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == np.array(["down", "up"])[model.predict(X_new)].tolist()
     np.testing.assert_allclose(np.loadtxt(tmp_path / "new.csv.outputs"),
@@ -133,7 +133,7 @@ BAD_INPUT = [
     (["fit", "one_class.csv", "-s", "svm"], 2, "Only one class ('a') is labeled"),
     (["fit", "moons.csv", "-s", "svm", "-o", "no/such/folder/out"], 1,
      "Cannot write no/such/folder/out"),
-    (["predict", "moons.csv", "moons.csv"], 2, "moons.csv is not a model saved by `s3vm fit"),
+    (["predict", "moons.csv", "moons.csv"], 2, "moons.csv is not a model in s3vm's format"),
 ]
 
 

@@ -34,7 +34,7 @@ def build(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "app.py"):
         shutil.copy(CHECKOUT / name, source / name)
-    for tree in ("s3vm_core", "toy_data", "ui", "pages", "docs", ".streamlit"):
+    for tree in ("s3vm_core", "s3vm_cli", "toy_data", "ui", "pages", "docs", ".streamlit"):
         shutil.copytree(CHECKOUT / tree, source / tree,
                         ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run(
@@ -114,11 +114,21 @@ def test_s3vm_app_serves_the_app_from_the_installed_package(installed, tmp_path)
                 assert time.monotonic() < deadline, "the app did not answer in 120 s"
                 time.sleep(0.5)
         # it serves the installed package's app.py, not the checkout's
-        folder = subprocess.run([installed / "python", "-c", "from engine.docs import app_folder; "
-                                 "print(app_folder())"], capture_output=True, text=True,
-                                check=True, cwd=tmp_path).stdout.strip()
+        folder = subprocess.run([installed / "python", "-c", "from s3vm_cli.commands import "
+                                 "app_folder; print(app_folder())"], capture_output=True,
+                                text=True, check=True, cwd=tmp_path).stdout.strip()
         assert Path(folder).is_relative_to(installed.parent)
         assert Path(folder, "docs", "deviations.md").is_file()  # the About page's documents
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # SIGTERM to the command stopped the Streamlit server it started: the port is free again
+    deadline = time.monotonic() + 30
+    while _answers(port):
+        assert time.monotonic() < deadline, "the server still answers after s3vm app stopped"
+        time.sleep(0.5)
+
+
+def _answers(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0

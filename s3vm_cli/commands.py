@@ -1,81 +1,54 @@
-"""The ``s3vm`` command: fit a solver on a data file, predict with a saved model.
+"""``s3vm fit``, ``s3vm predict`` and ``s3vm app``, and the pieces the commands share.
 
 ``s3vm fit DATA [LABELS] -s SOLVER [-p NAME=VALUE ...]`` reads a CSV / TSV or svmlight file
 (``toy_data.files``; svmlin's examples and labels files too), fits the solver -- wrapped in
 ``OneVsRestS3VM`` when more than two classes are labeled -- and writes, as svmlin does, one line
 per point of the file in its order: the decision value(s) to ``NAME.outputs`` (svmlin's
 convention: ``%g`` numbers, positive for the second class; k columns for k > 2 classes) and
-the predicted class to ``NAME.predictions``. On request it saves the model (joblib) and the
-trace as JSON lines. ``s3vm predict MODEL DATA`` does the same for new points.
+the predicted class to ``NAME.predictions``. On request it saves the model
+(``s3vm_cli.model_file``: arrays and JSON, never a pickle) and the trace as JSON lines.
+``s3vm predict MODEL DATA`` does the same for new points.
 
 Parameters are given by their names in the library (``-p sigma=0.5 -p C=10``), as
 ``set_params`` takes them: one interface for every solver, checked by the solver's own
 constraints, so a value that works in Python works here and the other way round.
 
-Exit codes: 0 done, 1 the run failed (the solver or the disk), 2 bad usage or bad input (a bad
-file, an unknown or out-of-range parameter). Every error is one line on stderr. Each command is
-one function registered with ``@command`` (its arguments, then its run).
+Exit codes and errors: ``s3vm_cli.main``.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import math
 import sys
-import textwrap
 import time
-import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from s3vm_cli.main import RunFailure, UsageError, command, quoted, say
+from s3vm_cli.parameters import parameter_help
 from s3vm_core import ESTIMATORS
 
+#: Longest parameter value read (characters): no parameter needs more, and a message that
+#: quotes a value quotes at most this much.
+MAX_VALUE_CHARS = 200
 #: Seconds a fit runs before the progress line appears, and between its updates when stderr
 #: is not a terminal (a log file gets a line now and then, not one per state).
 PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
-
-
-class UsageError(Exception):
-    """Bad usage or bad input: exit code 2."""
-
-
-class RunFailure(Exception):
-    """The run itself failed: exit code 1."""
-
-
-@dataclass
-class Command:
-    name: str
-    summary: str
-    example: str
-    configure: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
-
-
-COMMANDS: list[Command] = []
-
-
-def command(name: str, summary: str, example: str):
-    """Register a subcommand: the decorated function adds its arguments to the subparser it is
-    given and returns the function that runs it (``args -> exit code``)."""
-    def register(configure):
-        COMMANDS.append(Command(name, summary, example, configure))
-        return configure
-    return register
 
 
 # -- fit ----------------------------------------------------------------------------------
 
 
 @command("fit", "fit a solver on a data file; write its predictions",
-         "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.joblib --trace trace.jsonl")
+         "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.npz --trace trace.jsonl")
 def fit_command(parser):
     parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
-                        "or -1 = unlabeled) or svmlight (label 0 = unlabeled)")
+                        "or -1 = unlabeled; a column 'truth' may give unlabeled points' true "
+                        "classes) or svmlight (label 0 = unlabeled; indices from 1, or from 0 "
+                        "when an index 0 appears); '-' reads stdin")
     parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
                         "unlabeled) when DATA is an svmlight examples file without labels")
     parser.add_argument("-s", "--solver", required=True, metavar="NAME",
@@ -83,24 +56,25 @@ def fit_command(parser):
     parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a solver parameter by its library name (repeat for more)")
     _add_format_and_outputs(parser)
-    parser.add_argument("--model", type=Path, help="save the fitted model here (joblib)")
+    parser.add_argument("--model", type=Path, help="save the fitted model here (an .npz "
+                        "archive of arrays and JSON, which cannot run code when loaded)")
     parser.add_argument("--trace", type=Path, help="write the trace here, one JSON object "
                         "per state: step, stage, value, objective, grad_norm[, unlabeled_error]")
     parser.add_argument("--true-labels", type=Path, metavar="PATH",
                         help="the true class of every point, one per line in the data file's "
-                        "order (as svmlin's labels files): adds unlabeled_error to the trace")
+                        "order (as svmlin's labels files; '?' where unknown): the summary and "
+                        "the trace give the error on the unlabeled points (a CSV file may "
+                        "carry them instead, in a column named 'truth')")
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="keep one inner iteration in K in the trace (default 1)")
     parser.add_argument("--n-jobs", type=int, default=None, metavar="N",
                         help="with more than two classes: fit the one-vs-rest problems in N "
                         "processes")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
-    parser.epilog += "\n\nsolvers (short or class name) and their parameters with defaults:\n"
-    for short, cls in ESTIMATORS.items():
-        defaults = ", ".join(f"{k}={v!r}" for k, v in cls().get_params().items())
-        parser.epilog += textwrap.fill(defaults, 98,
-                                       initial_indent=f"  {short} ({cls.__name__}): ",
-                                       subsequent_indent=" " * 6) + "\n"
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress, summary or warnings (errors are still said)")
+    parser.epilog += ("\n\nsolvers (short or class name) and their parameters (-p NAME=VALUE): "
+                      "default; range: meaning\n")
+    parser.epilog += "\n".join(parameter_help(short, cls) for short, cls in ESTIMATORS.items())
     return run_fit
 
 
@@ -108,8 +82,8 @@ def run_fit(args) -> int:
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}.")
     estimator = _estimator(args.solver, args.param)
-    data = _read(args.data, labels=args.labels, format=args.format)
-    truth = _true_labels(args.true_labels, data) if args.true_labels else None
+    data = _read(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
+    measured = args.true_labels is not None or bool(data.scored.any())
     if data.classes.size > 2:
         from s3vm_core import OneVsRestS3VM
 
@@ -124,7 +98,7 @@ def run_fit(args) -> int:
         try:
             for state in states:
                 final = state
-                record = _record(state, data, truth, estimator)
+                record = _record(state, data, measured, estimator)
                 if trace_file is not None:
                     trace_file.write(json.dumps(record) + "\n")
                 progress.update(record)
@@ -139,31 +113,56 @@ def run_fit(args) -> int:
         _save_model(args.model, estimator, data, args.solver)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
-        _say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
-             f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); outputs in "
-             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
+        say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
+            f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); "
+            f"{_error_sentence(estimator.transduction_, data)}; outputs in "
+            f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
+
+
+def unlabeled_error(predicted: np.ndarray, data) -> float | None:
+    """The fraction of the unlabeled points of known true class (``data.scored``) whose
+    predicted class code is wrong; None -- unknown, never 0 -- when there is no such point."""
+    scored = data.scored
+    if not scored.any():
+        return None
+    return float(np.mean(np.asarray(predicted)[scored] != data.truth[scored]))
+
+
+def _error_sentence(predicted, data) -> str:
+    """The summary's words on the unlabeled error (issue 33: unknown is said, never 0)."""
+    error, unlabeled = unlabeled_error(predicted, data), int(np.sum(~data.labeled))
+    if error is None:
+        return ("unlabeled error unknown (no unlabeled point has a known true class: give "
+                "--true-labels FILE or a 'truth' column)") if unlabeled else "no unlabeled point"
+    scored = int(data.scored.sum())
+    of = "the" if scored == unlabeled else f"the {scored} of {unlabeled}"
+    return f"unlabeled error {100 * error:.2f} % on {of} unlabeled points of known class"
 
 
 # -- predict ------------------------------------------------------------------------------
 
 
 @command("predict", "predict the classes of new points with a saved model",
-         "s3vm predict points.joblib new_points.csv -o new_points.outputs")
+         "s3vm predict points.npz new_points.csv -o new_points.outputs")
 def predict_command(parser):
-    parser.add_argument("model", type=Path, help="a model saved by `s3vm fit --model` (a "
-                        "joblib pickle: load only models you made)")
+    parser.add_argument("model", type=Path, help="a model saved by `s3vm fit --model` (an "
+                        ".npz archive of arrays and JSON, which cannot run code when loaded)")
     parser.add_argument("data", help="the points, with or without a label column (labels "
                         "given are compared with the predictions)")
     _add_format_and_outputs(parser)
+    parser.add_argument("--allow-unsafe-pickle", action="store_true",
+                        help="also load a pickle (.joblib) saved by an older s3vm: a pickle can "
+                        "run any code when it is loaded, so only for a file you made yourself")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary")
     return run_predict
 
 
 def run_predict(args) -> int:
-    saved = _load_model(args.model)
-    estimator, classes = saved["estimator"], saved["classes"]
-    data = _read(args.data, format=args.format, n_features=saved["n_features"], min_classes=0)
+    estimator, info = _load_model(args.model, args.allow_unsafe_pickle)
+    classes, zero_based = np.asarray(info["classes"]), info.get("zero_based")
+    data = _read(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
+                 zero_based="auto" if zero_based is None else zero_based)
     try:
         X = _dense_unless_accepted(data.X, estimator)
         decision = estimator.decision_function(X)
@@ -178,7 +177,7 @@ def run_predict(args) -> int:
             given = [_class_text(name) for name in data.classes[data.y[labeled]]]
             right = np.mean([_class_text(p) for p in predicted[labeled]] == np.array(given))
             score = f"; accuracy on its {int(labeled.sum())} labeled points {100 * right:.2f} %"
-        _say(f"{data.X.shape[0]} points predicted{score}; outputs in "
+        say(f"{data.X.shape[0]} points predicted{score}; outputs in "
              f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
@@ -199,18 +198,61 @@ def app_command(parser):
 
 
 def run_app(args) -> int:
-    import subprocess
-
-    from engine.docs import app_folder
-
     folder = app_folder()
-    if not (folder / "app.py").is_file():
-        raise RunFailure(f"the app's files are missing from {folder}: reinstall the package.")
+    if folder is None:
+        raise RunFailure("The app's files (app.py and pages/) are not installed with this "
+                         "package: reinstall it (pip install s3vm-explorer).")
     # Streamlit reads the app's settings (.streamlit/config.toml) from the folder it starts in
     command = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py"),
                "--server.port", str(args.port), "--server.address", args.address,
                *args.passed_on]
-    return subprocess.run(command, cwd=folder).returncode
+    return serve(command, folder)
+
+
+#: The signals ``serve`` passes on to its child, so that stopping ``s3vm app`` stops the server.
+FORWARDED_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+def serve(command: list[str], folder) -> int:
+    """Run ``command`` in ``folder`` until it ends; a SIGTERM, SIGINT or SIGHUP sent to this
+    process is passed on to it and waited for (a server left behind would keep its port).
+    Returns its exit code (128 + the signal's number when a signal ended it)."""
+    import signal
+    import subprocess
+
+    child = subprocess.Popen(command, cwd=folder)
+    numbers = [getattr(signal, name) for name in FORWARDED_SIGNALS if hasattr(signal, name)]
+    previous = {number: signal.signal(number, lambda number, _frame: child.send_signal(number))
+                for number in numbers}
+    try:
+        code = child.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if child.poll() is None:  # this process is leaving for another reason: stop the child
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    return 128 - code if code < 0 else code
+
+
+def app_folder() -> Path | None:
+    """The installed app's folder (``app.py``, ``pages/``, ``docs/``, ``.streamlit/``): the
+    ``s3vm_explorer`` package the wheel installs, found through package resources (in a
+    checkout installed for development, the repository's root); None when it is missing."""
+    from importlib import resources, util
+
+    try:  # the package has no __init__.py: a namespace package, whose files() joins paths
+        places = [Path(str(resources.files("s3vm_explorer").joinpath("app.py"))).parent]
+    except (ModuleNotFoundError, NotADirectoryError, TypeError):
+        # an editable install makes s3vm_explorer a namespace package whose path also holds
+        # the installer's finder, which importlib.resources refuses before Python 3.12
+        spec = util.find_spec("s3vm_explorer")
+        places = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+    return next((place for place in places if (place / "app.py").is_file()), None)
 
 
 # -- shared pieces --------------------------------------------------------------------------
@@ -247,10 +289,13 @@ def _estimator(name: str, settings: list[str]):
         key = key.strip()
         if not equals or not key:
             raise UsageError(f"A parameter is given as NAME=VALUE (like sigma=0.5), not "
-                             f"{setting!r}.")
+                             f"{quoted(setting)}.")
         if key not in names:
-            raise UsageError(f"{type(estimator).__name__} has no parameter {key!r}; its "
+            raise UsageError(f"{type(estimator).__name__} has no parameter {quoted(key)}; its "
                              f"parameters are {', '.join(names)}.")
+        if len(text) > MAX_VALUE_CHARS:
+            raise UsageError(f"The value of {key} is {len(text):,} characters long: give a "
+                             f"number or a word (like {key}={names[key]!r}).")
         params[key] = _value(text.strip())
     estimator.set_params(**params)
     try:
@@ -273,8 +318,12 @@ def _value(text: str):
 
 
 def _read(path, **kwargs):
+    """The data file by ``toy_data.files.read_data``; its warnings (a doubtful header row) go
+    to stderr as one line each, its errors are usage errors (exit 2)."""
     from toy_data.files import read_data
 
+    if path == "-":
+        path = "/dev/stdin"
     try:
         return read_data(path, **kwargs)
     except OSError as error:
@@ -298,18 +347,6 @@ def _dense_unless_accepted(X, estimator):
     return X.toarray()
 
 
-def _true_labels(path: Path, data) -> np.ndarray:
-    """One class per line, as the data file writes its classes."""
-    try:
-        lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"Cannot read the true labels {path}: {error}.") from None
-    if len(lines) != data.X.shape[0]:
-        raise UsageError(f"The true labels file {path} has {len(lines)} labels, but the data "
-                         f"file has {data.X.shape[0]} points: give one per point.")
-    return np.array([_class_text(line) for line in lines])
-
-
 def _class_text(value) -> str:
     """A class name as text, numbers normalized (``+1``, ``1.0`` and ``1`` are one class)."""
     try:
@@ -319,8 +356,9 @@ def _class_text(value) -> str:
     return str(int(number)) if number.is_integer() else str(number)
 
 
-def _record(state, data, truth, estimator) -> dict:
-    """A state as one JSON object (non-finite numbers as null)."""
+def _record(state, data, measured: bool, estimator) -> dict:
+    """A state as one JSON object (non-finite numbers as null); with true classes given, its
+    error on the unlabeled points (null when none of them has a known class)."""
     record = {"step": state.step, "event": state.event, "objective": _number(state.objective),
               "grad_norm": _number(state.grad_norm)}
     if hasattr(state, "states"):  # one-vs-rest: every binary problem at this step
@@ -329,13 +367,11 @@ def _record(state, data, truth, estimator) -> dict:
             for name, s in zip(data.classes[estimator.classes_], state.states, strict=True)]
     else:
         record.update(_stage(state))
-    if truth is not None:
+    if measured:
         decision = state.train_decision
         codes = (np.argmax(decision, axis=1) if decision.ndim == 2
                  else (decision > 0).astype(int))
-        predicted = np.array([_class_text(c) for c in data.classes[estimator.classes_[codes]]])
-        unlabeled = ~data.labeled
-        record["unlabeled_error"] = float(np.mean(predicted[unlabeled] != truth[unlabeled]))
+        record["unlabeled_error"] = unlabeled_error(estimator.classes_[codes], data)
     return record
 
 
@@ -373,7 +409,7 @@ def _writer(path: Path | None):
 
 def _outputs_path(args, kind: str) -> str:
     chosen = getattr(args, kind)
-    return chosen if chosen else f"{Path(args.data).name}.{kind}"
+    return chosen if chosen else f"{'stdin' if args.data == '-' else Path(args.data).name}.{kind}"
 
 
 def _shown(args, kind: str) -> str:
@@ -400,28 +436,34 @@ def _write_outputs(args, decision, predicted) -> None:
 
 
 def _save_model(path: Path, estimator, data, solver: str) -> None:
-    import joblib
+    """The model in the format that cannot run code (``s3vm_cli.model_file``)."""
+    from s3vm_cli.model_file import save_model
 
-    saved = {"estimator": estimator, "classes": data.classes, "n_features": data.X.shape[1],
-             "feature_names": data.feature_names, "solver": solver, "s3vm_model": 1}
     try:
-        joblib.dump(saved, path)
+        save_model(path, estimator, classes=data.classes.tolist(), n_features=data.X.shape[1],
+                   feature_names=list(data.feature_names or ()) or None, solver=solver,
+                   zero_based=data.zero_based)
     except OSError as error:
         raise RunFailure(f"Cannot write the model to {path}: {error.strerror or error}.") from None
+    except TypeError as error:
+        raise RunFailure(f"Cannot save this model: {error}") from None
 
 
-def _load_model(path: Path) -> dict:
-    import joblib
+def _load_model(path: Path, allow_unsafe_pickle: bool = False):
+    """``(estimator, info)`` of a model saved by ``s3vm fit --model``; ``info`` holds its
+    ``classes``, ``n_features`` and how its svmlight file was numbered (``zero_based``)."""
+    from s3vm_cli.model_file import load_model
 
     try:
-        saved = joblib.load(path)
+        estimator, info = load_model(path, allow_unsafe_pickle=allow_unsafe_pickle)
     except OSError as error:
         raise UsageError(f"Cannot read the model {path}: {error.strerror or error}.") from None
-    except Exception:  # noqa: BLE001 - whatever the unpickler says, the file is no model
-        saved = None
-    if not isinstance(saved, dict) or saved.get("s3vm_model") != 1:
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if not hasattr(estimator, "decision_function") or info.get("classes") is None or (
+            not isinstance(info.get("n_features"), int)):
         raise UsageError(f"{path} is not a model saved by `s3vm fit --model`.")
-    return saved
+    return estimator, info
 
 
 class Progress:
@@ -447,8 +489,9 @@ class Progress:
             value = "" if record["value"] is None else f" = {record['value']:.3g}"
             where = f"stage {record['stage']}{value}"
         objective = "" if record["objective"] is None else f", objective {record['objective']:.6g}"
-        error = ("" if "unlabeled_error" not in record
-                 else f", unlabeled error {100 * record['unlabeled_error']:.1f} %")
+        error = record.get("unlabeled_error", "")
+        error = ("" if error == "" else ", unlabeled error unknown" if error is None
+                 else f", unlabeled error {100 * error:.1f} %")
         line = f"step {record['step']}, {where}{objective}{error} ({now - self.start:.0f} s)"
         if self.terminal:
             sys.stderr.write("\r\033[K" + line)
@@ -461,67 +504,3 @@ class Progress:
         if self.shown and self.terminal:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
-
-
-def _say(message: str) -> None:
-    sys.stderr.write(f"s3vm: {message}\n")
-
-
-def _show_warning(message, category, *_args, **_kwargs) -> None:
-    _say(f"warning: {' '.join(str(message).split())}")
-
-
-# -- the command line -----------------------------------------------------------------------
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's usage errors as one line, like every other error (exit code 2)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see `{self.prog} --help`).\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="s3vm", description="Semi-supervised SVMs of five papers on your own data files.",
-        epilog="Run `s3vm COMMAND --help` for a command's options and an example.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for spec in COMMANDS:
-        sub = commands.add_parser(spec.name, help=spec.summary, description=spec.summary + ".",
-                                  epilog=f"example:\n  {spec.example}",
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-        sub.set_defaults(run=spec.configure(sub))
-    return parser
-
-
-def main(argv=None) -> int:
-    """Run the command line; returns the exit code (0 done, 1 failed, 2 bad usage or input)."""
-    parser = build_parser()
-    args, passed_on = parser.parse_known_args(argv)
-    if passed_on and args.command != "app":  # only the app passes options on, to Streamlit
-        parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
-    args.passed_on = passed_on
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning  # a solver's warning as one line, no file path
-        return _run(args)
-
-
-def _run(args) -> int:
-    try:
-        return args.run(args)
-    except UsageError as error:
-        _say(" ".join(str(error).split()))
-        return 2
-    except RunFailure as error:
-        _say(" ".join(str(error).split()))
-        return 1
-    except KeyboardInterrupt:
-        _say("interrupted.")
-        return 130
-    except Exception as error:  # noqa: BLE001 - one line, never a traceback
-        _say(f"failed: {type(error).__name__}: {' '.join(str(error).split())}")
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
