@@ -25,8 +25,9 @@ from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 
 from engine.jobs import cluster
-from engine.metrics import UNKNOWN, unlabeled_error
+from engine.metrics import UNKNOWN
 from engine.registry import make_estimator
+from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED, class_count, pick_labeled
 
 #: Columns of a result row, in the order of the CSV download.

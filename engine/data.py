@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -42,7 +43,9 @@ LIMITS = (f"At most {MAX_UPLOAD_MB} MB, {MAX_POINTS:,} points, {MAX_UPLOAD_FEATU
           f"and {MAX_CLASSES} classes.")
 FORMATS_HELP = (
     "CSV or TSV: one point per row, a header row optional, the label in a column named "
-    "`label` or the last column; an empty cell, `?` or `-1` marks an unlabeled point. "
+    "`label` or the last column; an empty cell, `?` or `-1` marks an unlabeled point. A column "
+    "named `truth` may give the true class of unlabeled rows, for the error against the "
+    "truth. "
     "svmlight / libsvm (as svmlin reads it): `label index:value ...`, label `0` = unlabeled. "
     f"{LIMITS} The file stays in this browser session: nothing is written to disk, and no other "
     "session sees it.")
@@ -159,14 +162,18 @@ class Generated:
 @dataclass(frozen=True, eq=False)
 class Upload:
     """An uploaded data set: ``X`` (n, d) dense, ``y`` the file's label of each point (0 .. k-1,
-    ``-1`` where the file gives none), ``classes`` the file's names of the classes. Equal
-    uploads are the same bytes (``digest``): runs and caches are keyed by it."""
+    ``-1`` where the file gives none), ``truth`` the true class of each point where the file
+    gives it (its label, or its ``truth`` cell; ``-1`` unknown), ``classes`` the file's names
+    of the classes, ``notes`` what the reader warned of. Equal uploads are the same bytes
+    (``digest``): runs and caches are keyed by it."""
 
     name: str
     digest: str
     X: np.ndarray = field(repr=False)
     y: np.ndarray = field(repr=False)
+    truth: np.ndarray = field(repr=False)
     classes: tuple = ()
+    notes: tuple[str, ...] = ()
     #: An uploaded file's label draws (the teaching pages' validation points) start here.
     seed = 0
 
@@ -184,7 +191,7 @@ class Upload:
         return len(self.classes)
 
     def build(self) -> Data:
-        return Data(self.X, self.y, View.of(self.X))
+        return Data(self.X, self.truth, View.of(self.X))
 
 
 #: Where the data on screen come from.
@@ -200,7 +207,9 @@ def read_upload(name: str, data: bytes) -> Upload:
                          f"{MAX_UPLOAD_MB} MB the app reads. Upload a sample of its rows.")
     named = io.BytesIO(data)
     named.name = name  # the name's extension picks the format
-    read = read_data(named)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read = read_data(named)
     n, d = read.X.shape
     if n > MAX_POINTS:
         raise ValueError(f"The file {name} has {n:,} points; the app shows at most "
@@ -212,7 +221,8 @@ def read_upload(name: str, data: bytes) -> Upload:
         raise ValueError(f"The file {name} has {len(read.classes)} classes; the app tells at "
                          f"most {MAX_CLASSES} apart. Merge some classes first.")
     X = read.X.toarray() if sp.issparse(read.X) else np.asarray(read.X, dtype=float)
-    y = np.asarray(read.y, dtype=int)
-    return Upload(name=name, digest=hashlib.sha256(data).hexdigest()[:16], X=X, y=y,
-                  classes=tuple(read.classes.tolist()))
+    return Upload(name=name, digest=hashlib.sha256(data).hexdigest()[:16], X=X,
+                  y=np.asarray(read.y, dtype=int), truth=np.asarray(read.truth, dtype=int),
+                  classes=tuple(read.classes.tolist()),
+                  notes=tuple(dict.fromkeys(str(w.message) for w in caught)))
 

@@ -42,11 +42,12 @@ from engine.figures.palette import (
     point_style,
     region_colors,
 )
-from engine.metrics import UNKNOWN, n_classes_of, unlabeled_error
+from engine.metrics import UNKNOWN, n_classes_of
 from engine.params import FILM_SPEEDS
 from engine.protocol import Preview, Run, RunRequest
 from engine.stages import returned_state, stage_text
 from engine.worker import trace_run
+from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED
 
 #: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.

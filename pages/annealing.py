@@ -8,10 +8,11 @@ from engine.comparison import summarize
 from engine.figures.compare import compare_errors_figure
 from engine.figures.data import boundary_multiples_figure, boundary_panel, soft_labels_figure
 from engine.figures.teaching import annealing_curves_figure, effective_loss_figure
-from engine.metrics import percent, unlabeled_error
+from engine.metrics import percent
 from engine.params import shown
 from engine.presets import sigma_caption
 from engine.registry import scalable_caption
+from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED
 from ui import state
 from ui.forms import preset_choice, require_both_classes

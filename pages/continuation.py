@@ -8,9 +8,10 @@ from engine.comparison import summarize
 from engine.figures.compare import compare_errors_figure
 from engine.figures.data import boundary_multiples_figure, boundary_panel
 from engine.figures.teaching import landscape_figure, objective_path_figure
-from engine.metrics import percent, unlabeled_error
+from engine.metrics import percent
 from engine.presets import sigma_caption
 from engine.registry import scalable_caption
+from s3vm_core.metrics import unlabeled_error
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
 from ui import state
 from ui.forms import preset_choice, require_both_classes

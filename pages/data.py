@@ -55,7 +55,8 @@ with st.expander("Your own data: upload a file", expanded=upload is not None):
                                                           "svmlight", "libsvm", "light"],
                      key=state.UPLOADER, on_change=labelling.use_upload, help=FORMATS_HELP)
     st.caption(f"{LIMITS} The labels in the file are the labeled points; more than two "
-               "features are shown through their first two principal components. The "
+               "features are shown on the plane of their first two principal components, one "
+               "feature on a line. The "
                "upload stays in this browser session only: nothing is written to disk, and a "
                "share link cannot carry it.")
     if upload is not None:
@@ -65,6 +66,14 @@ with st.expander("Your own data: upload a file", expanded=upload is not None):
                            f"{X.shape[1]} features, {n_classes} classes ({names}).")
         back.button("Back to the generated data", on_click=labelling.drop_upload,
                     key=state.DROP_UPLOAD, width="stretch")
+        for note in upload.notes:  # what the reader warned of (a header row with numbers...)
+            st.warning(literal(note))
+        scored = int(np.sum((labels == UNLABELED) & (y_true != UNLABELED)))
+        st.caption(f"{scored} of the {int(np.sum(labels == UNLABELED))} unlabeled points have "
+                   "a true class in the file (its `truth` column): the error on the unlabeled "
+                   "points is measured on those" if scored else
+                   "No unlabeled point has a true class in the file: the error on the "
+                   "unlabeled points is unknown. A column named `truth` gives them.")
 
 counts = [int(np.sum(labels == c)) for c in range(n_classes)]
 if min(counts) > 0:

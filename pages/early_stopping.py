@@ -6,8 +6,9 @@ import streamlit as st
 from engine import lessons
 from engine.figures.data import boundary_multiples_figure, boundary_panel
 from engine.figures.teaching import CRITERION_TITLES, stopping_figure
-from engine.metrics import percent, unlabeled_error
+from engine.metrics import percent
 from engine.presets import sigma_caption
+from s3vm_core.metrics import unlabeled_error
 from ui import state
 from ui.forms import preset_choice, require_both_classes
 from ui.runs import computed

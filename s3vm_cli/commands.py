@@ -30,6 +30,7 @@ import numpy as np
 from s3vm_cli.main import RunFailure, UsageError, command, quoted, say
 from s3vm_cli.parameters import parameter_help
 from s3vm_core import ESTIMATORS
+from s3vm_core.metrics import unlabeled_error
 
 #: Longest parameter value read (characters): no parameter needs more, and a message that
 #: quotes a value quotes at most this much.
@@ -115,23 +116,21 @@ def run_fit(args) -> int:
         unlabeled = int(np.sum(~data.labeled))
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
             f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); "
-            f"{_error_sentence(estimator.transduction_, data)}; outputs in "
+            f"{_error_sentence(decision, data)}; outputs in "
             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
 
-def unlabeled_error(predicted: np.ndarray, data) -> float | None:
-    """The fraction of the unlabeled points of known true class (``data.scored``) whose
-    predicted class code is wrong; None -- unknown, never 0 -- when there is no such point."""
-    scored = data.scored
-    if not scored.any():
-        return None
-    return float(np.mean(np.asarray(predicted)[scored] != data.truth[scored]))
+def _unlabeled_error(decision, data) -> float | None:
+    """``s3vm_core.metrics.unlabeled_error`` on the file's points (class codes, ``data.truth``
+    the true ones); None -- unknown, never 0 -- when no unlabeled point has a known class."""
+    error = unlabeled_error(decision, data.y, data.truth)
+    return None if math.isnan(error) else error
 
 
-def _error_sentence(predicted, data) -> str:
+def _error_sentence(decision, data) -> str:
     """The summary's words on the unlabeled error (issue 33: unknown is said, never 0)."""
-    error, unlabeled = unlabeled_error(predicted, data), int(np.sum(~data.labeled))
+    error, unlabeled = _unlabeled_error(decision, data), int(np.sum(~data.labeled))
     if error is None:
         return ("unlabeled error unknown (no unlabeled point has a known true class: give "
                 "--true-labels FILE or a 'truth' column)") if unlabeled else "no unlabeled point"
@@ -368,10 +367,8 @@ def _record(state, data, measured: bool, estimator) -> dict:
     else:
         record.update(_stage(state))
     if measured:
-        decision = state.train_decision
-        codes = (np.argmax(decision, axis=1) if decision.ndim == 2
-                 else (decision > 0).astype(int))
-        record["unlabeled_error"] = unlabeled_error(estimator.classes_[codes], data)
+        # (the estimator's classes are the file's class codes 0 .. k-1, in order)
+        record["unlabeled_error"] = _unlabeled_error(state.train_decision, data)
     return record
 
 

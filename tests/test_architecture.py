@@ -1,9 +1,11 @@
 """The layers of DESIGN.md "Layout", held as tests: each folder imports only the floors below it.
 
     pages/  ->  ui/ (Streamlit)  ->  engine/ (Streamlit-free)  ->  s3vm_core/, toy_data/
+    s3vm_cli/ (the command line)  ->  s3vm_core/, toy_data/
 
-The engine runs in the solvers' child processes, the share link's parser and the command line,
-where Streamlit must never be imported; the library knows nothing of the app; a page reads ui/
+The engine runs in the solvers' child processes and the share link's parser, where Streamlit
+must never be imported; the library knows nothing of the app or the command line; the command
+line finds the app through package resources, never by importing its code; a page reads ui/
 and the engine's public names, never an engine module's private ones.
 """
 
@@ -18,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The project's own packages (the top-level names their modules are imported by).
-PACKAGES = ("s3vm_core", "toy_data", "engine", "ui", "pages", "benchmarks")
+PACKAGES = ("s3vm_core", "s3vm_cli", "toy_data", "engine", "ui", "pages", "benchmarks")
 
 
 def python_files(folder: str) -> list[Path]:
@@ -49,7 +51,15 @@ def top_packages(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", python_files("s3vm_core"), ids=module_name)
 def test_the_library_imports_nothing_of_the_app(path):
-    banned = {"ui", "engine", "toy_data", "pages", "streamlit", "plotly", "benchmarks"}
+    banned = {"ui", "engine", "toy_data", "pages", "streamlit", "plotly", "benchmarks",
+              "s3vm_cli", "s3vm_explorer"}
+    assert not top_packages(path) & banned, f"{module_name(path)} imports " \
+        f"{sorted(top_packages(path) & banned)}"
+
+
+@pytest.mark.parametrize("path", python_files("s3vm_cli"), ids=module_name)
+def test_the_command_line_imports_nothing_of_the_app(path):
+    banned = {"ui", "engine", "pages", "streamlit", "plotly", "s3vm_explorer", "benchmarks"}
     assert not top_packages(path) & banned, f"{module_name(path)} imports " \
         f"{sorted(top_packages(path) & banned)}"
 

@@ -13,8 +13,9 @@ from scipy.spatial import cKDTree
 from engine.figures.palette import P_SCALE
 from engine.figures.teaching import TEACHING_HEIGHT
 from engine.figures.traces import class_region_traces, decision_traces, points_trace, square_axes
-from engine.metrics import n_classes_of, predicted_classes
+from engine.metrics import n_classes_of
 from s3vm_core import decision_on_grid
+from s3vm_core.metrics import predicted_classes
 
 
 def _empty_places(X2: np.ndarray, grid_x, grid_y) -> np.ndarray:

@@ -28,8 +28,9 @@ from engine.figures.traces import (
     spans_decades,
     square_axes,
 )
-from engine.metrics import n_classes_of, predicted_classes
+from engine.metrics import n_classes_of
 from engine.stages import STAGE_NAMES, returned_state, stage_text
+from s3vm_core.metrics import predicted_classes
 
 #: Height of the film's figure (the player adds its title above and its controls below).
 PLAYER_HEIGHT = 600

@@ -139,3 +139,18 @@ def test_a_file_name_and_class_names_never_reach_markdown(app, payload):
             assert_shown_as_text(text, payload)
     at.switch_page("pages/data.py").run()
     assert any(payload in t.replace("\\", "") for t in every_text(at))  # the name is shown
+
+
+def test_a_truth_column_lets_the_film_show_the_error_of_an_uploaded_file(app):
+    with_truth = ONE_FEATURE.replace("x,label", "x,label,truth")
+    rows = with_truth.splitlines()
+    rows = [rows[0]] + [row + ("," + ("a" if float(row.split(",")[0]) < 0 else "b"))
+                        for row in rows[1:]]
+    at = app.run()
+    at.session_state[state.UPLOAD] = read_upload("line.csv", "\n".join(rows).encode())
+    at.session_state[state.SOLVER] = "SVMBaseline"
+    at.run()
+    assert any("38 of the 38 unlabeled points have a true class" in c.value for c in at.caption)
+    at.switch_page("pages/watch.py").run()
+    error = shown_numbers(at)["unlabeled error"]
+    assert error.endswith(" %") and float(error.removesuffix(" %")) < 5  # a number, measured

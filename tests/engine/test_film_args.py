@@ -14,8 +14,8 @@ from run_helpers import high_dimensional_run, make_run, with_baseline
 from engine.data import View
 from engine.figures.palette import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from engine.film import film_args, film_id
-from engine.metrics import unlabeled_error
 from s3vm_core import QNS3VM, ContinuationS3VM, SVMBaseline
+from s3vm_core.metrics import unlabeled_error
 from toy_data import pick_labeled, two_moons
 from ui.player import FRONTEND, FRONTEND_FILES, PLOTLY_JS
 

@@ -9,8 +9,8 @@ from run_helpers import Recorder
 from engine.data import Generated
 from engine.figures.palette import FILL_STEPS, class_colors, region_colors
 from engine.film import film_work
-from engine.metrics import unlabeled_error
 from engine.protocol import RunFinished, RunRequest, StateReached
+from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED, class_count, pick_labeled
 
 
