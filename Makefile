@@ -9,8 +9,8 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --quiet --upgrade pip
+	$(PY) -m pip install --quiet --quiet -e ".[test]"
 	touch $(STAMP)
 
 install: $(STAMP)

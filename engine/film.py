@@ -45,7 +45,7 @@ from engine.figures.palette import (
 from engine.metrics import UNKNOWN, n_classes_of
 from engine.params import FILM_SPEEDS
 from engine.protocol import Preview, Run, RunRequest
-from engine.stages import returned_state, stage_text
+from engine.stages import event_text, returned_state, stage_text
 from engine.worker import trace_run
 from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED
@@ -123,7 +123,7 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     and, given the true labels ``y_true``, the unlabeled error, with its difference to the
     supervised SVM's (``baseline``) as a note that says whether it is better."""
     shown = [run.states[i] for i in run.frames]
-    step = {"label": "step", "values": [f"{s.step} ({s.event})" for s in shown]}
+    step = {"label": "step", "values": [event_text(s) for s in shown]}
     returned = returned_state(run.states)
     if returned is not None:  # DA's last frame: the best state, not where the path ended
         reached = run.states[returned]

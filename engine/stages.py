@@ -1,5 +1,7 @@
-"""What a solver state's stage means to a reader: the film's title, and the state a solver
-returned to at the end of its path."""
+"""What a solver state means to a reader: its stage as the film's title, its event and its
+solver's extras in words a student reads (with a glossary for the symbols), and the state a
+solver returned to at the end of its path. No code name ("stage_end", "kl") and no "nan"
+reaches the page."""
 
 from __future__ import annotations
 
@@ -8,7 +10,48 @@ import math
 import numpy as np
 
 STAGE_NAMES = {"C_star": "C*", "gamma": "γ", "alpha": "α", "T": "T", "newton": "Newton step",
-               "pcg": "PCG iteration", "fit": "fit"}
+               "pcg": "PCG iteration", "fit": "fit", "setup": "setting up",
+               "bound": "gap to the global minimum"}
+#: Each event of a trace (``s3vm_core.SolverState.event``) in words.
+EVENT_WORDS = {"init": "start", "iter": "iteration", "stage_end": "end of a stage",
+               "final": "the answer"}
+#: The solvers' extras in words, with what each means (the glossary of the state details).
+EXTRA_WORDS = {
+    "entropy": ("entropy S(p)", "how undecided the soft labels p are: 0 when every p is 0 or 1 "
+                "(DA paper, eq. (4))"),
+    "kl": ("change of p", "KL(p, q), how far the soft labels moved in the last alternation "
+           "(DA paper, §3.3)"),
+    "nu": ("balance multiplier ν", "the Lagrange multiplier that keeps the mean of p at the "
+           "class balance r (DA paper, eq. (8))"),
+    "expected_cost": ("expected cost", "E_p J, the objective (4) without its entropy term"),
+    "effective_cost": ("effective cost", "the S3VM objective at the hard labels p rounds to, "
+                       "by which DA picks its answer (§3)"),
+    "objective_unsmoothed": ("objective (2)", "the S3VM objective itself, without the "
+                             "smoothing γ (cS3VM paper)"),
+    "C_star": ("C*", "the current weight of the unlabeled points' loss"),
+    "C_star_minus": ("C*₋", "the unlabeled loss's weight for the points labeled −1 (Joachims "
+                     "1999)"),
+    "C_star_plus": ("C*₊", "the unlabeled loss's weight for the points labeled +1"),
+    "labeled_loss": ("labeled loss", "the labeled points' part of the objective"),
+    "unlabeled_loss": ("unlabeled loss", "the unlabeled points' part of the objective"),
+    "n_error_vectors": ("points in the loss", "labeled points whose hinge loss is positive "
+                        "(LapSVM paper, §3)"),
+    "validation_error": ("validation error", "the error on the labeled validation points "
+                         "(LapSVM paper, Algorithm 3)"),
+    "objective_normalized": ("objective / objective at start", "LapSVM paper, Figure 4"),
+    "grad_norm_normalized": ("‖∇‖ / ‖∇‖ at start", "the gradient's norm against its first"),
+    "grad_norm_preconditioned": ("‖∇̂‖ / ‖∇̂‖ at start", "the preconditioned gradient's norm "
+                                 "against its first"),
+    "mixed_product": ("√(∇̂ᵀ∇) / at start", "the mixed product of §4"),
+    "objective_decrease": ("objective decrease", "the objective's relative decrease in the "
+                           "last iteration"),
+    "stability_tau": ("decisions changed τ", "the share of unlabeled decisions that changed "
+                      "since the last check (LapSVM paper, Algorithm 2)"),
+    "step_size": ("step size", "the line search's step"),
+    "line_search_steps": ("line-search steps", "the line search's trials"),
+    "done": ("done", "the parts of the setup finished"),
+    "total": ("of", "the parts of the setup"),
+}
 
 
 def stage_text(state, returned: bool = False) -> str:
@@ -36,3 +79,23 @@ def returned_state(states) -> int | None:
                 and np.array_equal(earlier.coef, final.coef)):
             return None if index == len(states) - 2 else index
     return None
+
+
+def event_text(state) -> str:
+    """A state's step and event as the film's numbers show them: "164 · end of a stage"."""
+    return f"{state.step} · {EVENT_WORDS.get(state.event, state.event)}"
+
+
+def extras_text(extras) -> tuple[list[str], list[str]]:
+    """A state's scalar extras in words, ``["entropy S(p) = 0.012", ...]``, and the glossary of
+    the words used, ``["entropy S(p): how undecided ...", ...]``. Values that could not be
+    computed (NaN) and the solvers' bookkeeping of stopping rules are left out."""
+    shown, glossary = [], []
+    for name, value in extras.items():
+        if np.ndim(value) != 0 or name.startswith("stop_") or not math.isfinite(value):
+            continue
+        words, meaning = EXTRA_WORDS.get(name, (name.replace("_", " "), ""))
+        shown.append(f"{words} = {value:.4g}")
+        if meaning:
+            glossary.append(f"{words}: {meaning}")
+    return shown, glossary

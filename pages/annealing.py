@@ -15,6 +15,7 @@ from engine.registry import scalable_caption
 from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED
 from ui import state
+from ui.charts import chart
 from ui.forms import preset_choice, require_both_classes
 from ui.runs import computed
 from ui.sidebar import start_teaching_page
@@ -34,30 +35,31 @@ data, labels, dataset = start_teaching_page(
     "the soft labels and the balance constraint")
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 
-left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures at 1024 px
-preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
-                                      "DeterministicAnnealingS3VM")
-sigma = preset_params.get("sigma")
-lam_key = state.keep_preset_widget(state.DA_LAM, dataset, preset, preset_params.get(
-    "lam", state.TEACHING_DEFAULTS[state.DA_LAM]))
-left.radio("loss V", list(LOSSES), key=state.DA_LOSS, format_func=LOSSES.get,
-           help="DA l1, l2 and sqr of §3.1. The squared hinge runs a Newton solve per step "
-                "and takes longest.")
-middle.select_slider("λ (weight of ‖f‖²)", options=[1e-4, 1e-3, 1e-2, 1e-1], key=lam_key,
-                     format_func="{:g}".format, help="The grid of the paper's §4.")
-right.multiselect("fixed temperatures to compare", FIXED_T, key=state.DA_FIXED_T,
-                  format_func="T = {:g}".format,
-                  help="Table 5 runs DA at T = 0.1, 0.01, 0.001 without annealing.")
-st.caption(sigma_caption(dataset, "DeterministicAnnealingS3VM", preset, sigma))
-
 lesson = st.empty()  # the verdict of section 4, filled in once it has run
+# The settings fold away: at 1024 x 768 the effective loss is on the first screen.
+with st.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
+    left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
+    preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
+                                          "DeterministicAnnealingS3VM")
+    sigma = preset_params.get("sigma")
+    lam_key = state.keep_preset_widget(state.DA_LAM, dataset, preset, preset_params.get(
+        "lam", state.TEACHING_DEFAULTS[state.DA_LAM]))
+    left.radio("loss V", list(LOSSES), key=state.DA_LOSS, format_func=LOSSES.get,
+               help="DA l1, l2 and sqr of §3.1. The squared hinge runs a Newton solve per step "
+                    "and takes longest.")
+    middle.select_slider("λ (weight of ‖f‖²)", options=[1e-4, 1e-3, 1e-2, 1e-1], key=lam_key,
+                         format_func="{:g}".format, help="The grid of the paper's §4.")
+    right.multiselect("fixed temperatures to compare", FIXED_T, key=state.DA_FIXED_T,
+                      format_func="T = {:g}".format,
+                      help="Table 5 runs DA at T = 0.1, 0.01, 0.001 without annealing.")
+    st.caption(sigma_caption(dataset, "DeterministicAnnealingS3VM", preset, sigma))
 st.subheader("1 · The effective loss of an unlabeled point")
 st.caption("Drawn without any data: for a fixed output f of an unlabeled point, the best p "
            "gives the loss V'_T(f) (§3.2).")
 loss_slot = st.empty()
 
 if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
-    loss_slot.plotly_chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), width="stretch")
+    chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), where=loss_slot)
 require_both_classes(labels, "DA")
 
 source, label_key = state.data_source(), tuple(labels.tolist())
@@ -77,8 +79,7 @@ current = ends[st.session_state[state.DA_T_INDEX]]
 shown_T = sorted({temperatures[i] for i in np.linspace(0, len(ends) - 1, 6).round().astype(int)}
                  | {0.0}, reverse=True)
 with loss_slot.container():
-    st.plotly_chart(effective_loss_figure(shown_T, current_T=current.stage_value),
-                    width="stretch", config={"displaylogo": False})
+    chart(effective_loss_figure(shown_T, current_T=current.stage_value))
     st.caption(
         "Each panel is one loss V, each curve one temperature, shifted to minimum 0 (dark = "
         "hot, the lightest is "
@@ -89,28 +90,23 @@ with loss_slot.container():
     )
 
 st.subheader("2 · Soft labels at the chosen temperature")
-soft, curves = st.columns([1, 1])
-with soft:
-    st.plotly_chart(soft_labels_figure(data.X2, labels, current.extras["p"],
-                                       f"p at T = {current.stage_value:.3g}"),
-                    width="stretch", config={"displaylogo": False})
-    st.caption(
-        "Colour is p, the probability of class 1 (blue) against class 0 (vermillion); yellow "
-        "is undecided (p = ½). Move the temperature: at T0 everything is near the class "
-        "balance r, and each cluster turns to one colour as T falls."
-    )
-with curves:
-    st.plotly_chart(annealing_curves_figure(temperatures, [s.extras["entropy"] for s in ends],
-                                            [s.objective for s in ends], current.stage_value),
-                    width="stretch", config={"displaylogo": False})
-    st.caption(
-        "Entropy S(p) and objective J_T at the end of each temperature; annealing reads left "
-        "to right. DA lowers T until the entropy is below ε = 1e-6 (Table 1; within ε of the "
-        "least entropy the balance (5) allows when it keeps one p fractional), then returns "
-        "the state of lowest objective along the path (§3): it may come from a higher T, "
-        "where p is still soft, and the table below shows that state's entropy. The dotted "
-        "line is the chosen T."
-    )
+# one above the other: side by side at 1024 px the moons were squeezed into a tall empty box
+chart(soft_labels_figure(data.X2, labels, current.extras["p"],
+                         f"p at T = {current.stage_value:.3g}"))
+st.caption(
+    "Colour is p, the probability of class 1 (blue) against class 0 (vermillion); yellow is "
+    "undecided (p = ½). Move the temperature: at T0 everything is near the class balance r, "
+    "and each cluster turns to one colour as T falls."
+)
+chart(annealing_curves_figure(temperatures, [s.extras["entropy"] for s in ends],
+                              [s.objective for s in ends], current.stage_value))
+st.caption(
+    "Entropy S(p) and objective J_T at the end of each temperature; annealing reads left to "
+    "right. DA lowers T until the entropy is below ε = 1e-6 (Table 1; within ε of the least "
+    "entropy the balance (5) allows when it keeps one p fractional), then returns the state "
+    "of lowest objective along the path (§3): it may come from a higher T, where p is still "
+    "soft, and the table below shows that state's entropy. The dotted line is the chosen T."
+)
 
 cells = st.columns(4)
 cells[0].metric("temperatures", len(ends))
@@ -135,8 +131,7 @@ st.dataframe(
     hide_index=True, width="stretch",
 )
 panels = [boundary_panel(name, s, grid) for name, s, _ in runs]
-st.plotly_chart(boundary_multiples_figure(panels, data.X2, labels, grid),
-                width="stretch", config={"displaylogo": False})
+chart(boundary_multiples_figure(panels, data.X2, labels, grid))
 st.caption(
     "The DA paper's Table 5 on your data: the same objective minimized from a single "
     "temperature, without annealing. Compare the objective column (lower is a better "
@@ -153,9 +148,8 @@ rows = computed(lessons.label_draws, source, contenders,
                     done / total, text=f"{done} of {total} fits finished"), parallel=True)
 bar.empty()
 summary = {s["solver"]: s for s in summarize(rows)}
-st.plotly_chart(compare_errors_figure(rows, {"DA": f"DA ({loss.replace('_', ' ')})",
-                                             "SVMBaseline": "supervised SVM"}),
-                width="stretch", config={"displaylogo": False})
+chart(compare_errors_figure(rows, {"DA": f"DA ({loss.replace('_', ' ')})",
+                                   "SVMBaseline": "supervised SVM"}))
 st.caption(
     f"Table 2 of the paper counts, over 10 random choices of 2 labeled points on 2MOONS and "
     f"2CIRCLES, the runs that classify the unlabeled points right: DA with the hinge loss 10 "

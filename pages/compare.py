@@ -16,6 +16,7 @@ from engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from engine.presets import BOTH, DEFAULT, PAPER, TITLES
 from engine.registry import SOLVERS, scalable_caption
 from ui import state
+from ui.charts import chart
 from ui.forms import number_box
 from ui.runs import computed, current_data, forget_job, lesson_key
 from ui.sidebar import start_page
@@ -147,8 +148,7 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{literal(failures[0]['error'])}")
 
-st.plotly_chart(compare_errors_figure(rows, chart_titles), width="stretch",
-                config={"displaylogo": False})
+chart(compare_errors_figure(rows, chart_titles))
 both = stored["key"][4] == BOTH
 st.caption(
     "Each dot is one label draw, each box one solver, in its colour on every chart of the page"
@@ -158,8 +158,7 @@ st.caption(
 )
 
 st.subheader("Does a lower objective mean a lower error?")
-st.plotly_chart(compare_objective_figure(rows, chart_titles), width="stretch",
-                config={"displaylogo": False})
+chart(compare_objective_figure(rows, chart_titles))
 st.caption(
     "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
     "filled for a success and open for a failure. Each solver minimizes its own objective, so "
@@ -168,8 +167,7 @@ st.caption(
 )
 
 st.subheader("Time")
-st.plotly_chart(compare_time_figure(summary, chart_titles), width="stretch",
-                config={"displaylogo": False})
+chart(compare_time_figure(summary, chart_titles))
 st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
            "on this server" + ("; hatched: a solver's generic defaults." if both else "."))
 st.download_button("Download every run as CSV", rows_to_csv(rows),

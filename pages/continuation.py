@@ -14,12 +14,13 @@ from engine.registry import scalable_caption
 from s3vm_core.metrics import unlabeled_error
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
 from ui import state
+from ui.charts import chart
 from ui.forms import preset_choice, require_both_classes
 from ui.runs import computed
 from ui.sidebar import start_teaching_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
-MAX_PANELS = 8
+MAX_PANELS = 6
 
 
 def slice_curves(model, states, direction: str, span: float):
@@ -50,20 +51,22 @@ data, labels, dataset = start_teaching_page(
     "minimizer.", "the smoothed objective")
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
 
-left, middle, right = st.columns(3)
-preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
-sigma = preset_params.get("sigma")
-left.select_slider("C (= C*, §4)", options=[1.0, 10.0, 100.0, 1000.0], key=state.CONT_C,
-                   help="Cost of the labeled and unlabeled losses; the paper's C = 100 is close "
-                        "to a hard margin (Table 1).")
-middle.radio("slice direction", ["path", "v*"], key=state.CONT_DIRECTION, horizontal=True,
-             format_func={"path": "γ0 minimizer → final", "v*": "v* (§3.3)"}.get,
-             help="The 1-D line through weight space on which L_γ is drawn.")
-right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0],
-                    key=state.CONT_SPAN, help="How far the slice goes past its two ends "
-                                              "(in units of the distance between them).")
-
-st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma))
+lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
+# The settings fold away: at 1024 x 768 the landscape is on the first screen.
+with st.expander("Settings: the parameters, C = C* and the slice of the landscape"):
+    left, middle, right = st.columns(3)
+    preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
+    sigma = preset_params.get("sigma")
+    middle.select_slider("C (= C*, §4)", options=[1.0, 10.0, 100.0, 1000.0], key=state.CONT_C,
+                         help="Cost of the labeled and unlabeled losses; the paper's C = 100 "
+                              "is close to a hard margin (Table 1).")
+    right.radio("slice direction", ["path", "v*"], key=state.CONT_DIRECTION, horizontal=True,
+                format_func={"path": "γ0 minimizer → final", "v*": "v* (§3.3)"}.get,
+                help="The 1-D line through weight space on which L_γ is drawn.")
+    right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0],
+                        key=state.CONT_SPAN, help="How far the slice goes past its two ends "
+                                                  "(in units of the distance between them).")
+    st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma))
 
 require_both_classes(labels, "cS3VM")
 
@@ -72,23 +75,10 @@ model, states, seconds, grid, form = computed(
     lessons.continuation_run, state.data_source(), tuple(labels.tolist()), C, sigma,
     what="Running cS3VM…")
 
-final = states[-1]
-error = unlabeled_error(final.train_decision, labels, data.y_true)
-cells = st.columns(5)
-cells[0].metric("γ0 (convex from here)", f"{model.gamma0_:.3g}")
-cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
-cells[2].metric("γ stages", f"{len(model.gammas_)}")
-cells[3].metric("unlabeled error", percent(error))
-cells[4].metric("run time", f"{seconds:.2f} s", help=f"{len(states)} states recorded")
-if form:
-    st.caption(form)
-lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
-
 st.subheader("1 · The landscape flattens, then sharpens")
 ts, curves, slice_text = slice_curves(model, states, st.session_state[state.CONT_DIRECTION],
                                       float(st.session_state[state.CONT_SPAN]))
-st.plotly_chart(landscape_figure(ts, curves, model.gamma0_, model.gamma_end_), width="stretch",
-                config={"displaylogo": False})
+chart(landscape_figure(ts, curves, model.gamma0_, model.gamma_end_))
 st.caption(
     f"One curve per γ of the schedule, darkest = γ0, black = the unsmoothed objective (2) "
     f"({slice_text}); each curve is shifted so its minimum is 0 and the star marks it. Look "
@@ -96,6 +86,16 @@ st.caption(
     "from one curve to the next instead of jumping, which is how continuation avoids poor "
     "local minima (the paper's Figure 2, here on your data)."
 )
+final = states[-1]
+error = unlabeled_error(final.train_decision, labels, data.y_true)
+cells = st.columns(5)
+cells[0].metric("γ0", f"{model.gamma0_:.3g}", help="From γ0 on, L_γ is convex (bound (9)).")
+cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
+cells[2].metric("γ stages", f"{len(model.gammas_)}")
+cells[3].metric("unlabeled error", percent(error))
+cells[4].metric("run time", f"{seconds:.2f} s", help=f"{len(states)} states recorded")
+if form:
+    st.caption(form)
 
 st.subheader("2 · The boundary at several γ")
 ends = [s for s in states if s.event == "stage_end"]
@@ -104,9 +104,7 @@ panels = []
 for index in picked:
     s = ends[index]
     panels.append(boundary_panel(f"γ = {s.stage_value:.3g}", s, grid))
-st.plotly_chart(
-    boundary_multiples_figure(panels, data.X2, labels, grid),
-    width="stretch", config={"displaylogo": False})
+chart(boundary_multiples_figure(panels, data.X2, labels, grid))
 st.caption(
     "The minimizer of each L_γ, from the most smoothed (left) to γ_end (right). At large γ "
     "every unlabeled point weighs almost the same and the boundary is close to the supervised "
@@ -117,10 +115,8 @@ st.caption(
 st.subheader("3 · What is minimized, and what it costs in the end")
 steps = [s.step for s in states]
 stage_ends = [(s.step, s.stage_value) for s in ends]
-st.plotly_chart(objective_path_figure(steps, [s.objective for s in states],
-                                      [s.extras["objective_unsmoothed"] for s in states],
-                                      stage_ends), width="stretch",
-                config={"displaylogo": False})
+chart(objective_path_figure(steps, [s.objective for s in states],
+                            [s.extras["objective_unsmoothed"] for s in states], stage_ends))
 st.caption(
     "Green: L_γ, the smoothed objective each stage minimizes (it jumps down when γ drops, as "
     "the smoothing constant γ p / 2 of (6) shrinks). Dashed black: the original objective "
@@ -135,8 +131,7 @@ rows = computed(lessons.label_draws, state.data_source(),
                 what=f"cS3VM and ∇TSVM on {lessons.DRAWS} label draws…", parallel=True)
 summary = {s["solver"]: s for s in summarize(rows)}
 titles = {"SVMBaseline": "supervised SVM"}
-st.plotly_chart(compare_errors_figure(rows, titles), width="stretch",
-                config={"displaylogo": False})
+chart(compare_errors_figure(rows, titles))
 st.caption(
     f"The cS3VM paper's Table 1 in miniature: cS3VM and ∇TSVM (the LDS paper's gradient "
     f"descent) minimize the same kind of objective with the same kernel and C = C* = {C:g}, "

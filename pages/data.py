@@ -11,6 +11,7 @@ from engine.presets import DEFAULT, PAPER
 from engine.registry import SOLVERS
 from toy_data import UNLABELED, class_count
 from ui import labelling, state
+from ui.charts import chart
 from ui.forms import current_preset, number_box
 from ui.runs import current_data
 from ui.sidebar import start_page
@@ -75,58 +76,37 @@ with st.expander("Your own data: upload a file", expanded=upload is not None):
                    "No unlabeled point has a true class in the file: the error on the "
                    "unlabeled points is unknown. A column named `truth` gives them.")
 
+# What a click does, the counts, then the chart: at 1400 x 900 the whole chart is on the first
+# screen, and at 1024 x 768 most of it.
 counts = [int(np.sum(labels == c)) for c in range(n_classes)]
-if min(counts) > 0:
-    solver = st.session_state[state.SOLVER]
-    how = {PAPER: "with its parameters as in the paper", DEFAULT: "with its default parameters",
-           None: "with the parameters you set"}[
-        current_preset(state.presets_data_set(), solver)]
-    next_step, go = st.columns([3, 1], vertical_alignment="center")
-    next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
-                   f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "
-                   f"runs {SOLVERS[solver].title} on them {how}; or click points below to change "
-                   "the labels first.")
-    go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")
-else:
-    every = "both" if n_classes == 2 else f"each of the {n_classes} classes"
-    st.info("Give at least one point of each class a label (choose the class below, then "
-            f"click a point): a classifier needs an example of {every} before it can run.")
-if n_classes > 2:
-    st.caption(f"{n_classes} classes: the solvers run one-vs-rest, one binary problem per class "
-               "(its labeled points against the other labeled points; the unlabeled points stay "
-               "unlabeled in each), as the LDS and cS3VM papers do for multi-class sets.")
-
-brush_column, count_column = st.columns([3, 2])
 flat = X.shape[1] == 2
 BRUSHES, ADDITIONS = brushes(n_classes), additions(n_classes)
 if st.session_state[state.BRUSH] not in BRUSHES:  # a class of the data set shown before
     st.session_state[state.BRUSH] = 1
 if st.session_state.get(state.ADD_MODE) not in ADDITIONS:
     st.session_state[state.ADD_MODE] = None
-with brush_column:
-    st.radio("A click or a box / lasso selection gives points:", list(BRUSHES), key=state.BRUSH,
-             format_func=BRUSHES.get, horizontal=True)
-    if flat and upload is None:
-        st.selectbox("A click on empty space adds", list(ADDITIONS), key=state.ADD_MODE,
-                     format_func=ADDITIONS.get,
-                     help="Grow a cluster or fill a gap, and watch how the solvers react. New "
-                          "points sit on a fine grid; an unlabeled one keeps its class for "
-                          "the error against the truth.")
-with count_column:
-    for column, (name, count) in zip(
-            st.columns(n_classes + 1),
-            [*((f"class {c} labeled", counts[c]) for c in range(n_classes)),
-             ("unlabeled", int(np.sum(labels == UNLABELED)))], strict=True):
-        column.metric(name, count)
+st.radio("A click or a box / lasso selection gives points:", list(BRUSHES), key=state.BRUSH,
+         format_func=BRUSHES.get, horizontal=True)
+add_column, count_column = st.columns([2, 3], vertical_alignment="bottom")
+if flat and upload is None:
+    add_column.selectbox("A click on empty space adds", list(ADDITIONS), key=state.ADD_MODE,
+                         format_func=ADDITIONS.get,
+                         help="Grow a cluster or fill a gap, and watch how the solvers react. "
+                              "New points sit on a fine grid; an unlabeled one keeps its class "
+                              "for the error against the truth.")
+for column, (name, count) in zip(
+        count_column.columns(n_classes + 1),
+        [*((f"class {c} labeled", counts[c]) for c in range(n_classes)),
+         ("unlabeled", int(np.sum(labels == UNLABELED)))], strict=True):
+    column.metric(name, count)
 
-title = "" if flat else f"first two principal components of {X.shape[1]}-D data"
+title = "" if flat else (f"first two principal components of {X.shape[1]}-D data"
+                         if data.view.is_projection else "the line of 1-D data")
 adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
 empty_space = data.grid(ADD_GRID) if adding else None
-st.plotly_chart(
-    labeling_figure(data.X2, labels, title, empty_space, n_classes), key=state.LABEL_CHART,
-    on_select=labelling.label_chart_selected, selection_mode=("points", "box", "lasso"),
-    width="stretch", config={"displaylogo": False},
-)
+chart(labeling_figure(data.X2, labels, title, empty_space, n_classes), toolbar=True,
+      key=state.LABEL_CHART, on_select=labelling.label_chart_selected,
+      selection_mode=("points", "box", "lasso"))
 st.caption(
     f"Large shapes are labeled points ({', '.join(CLASS_NAMES[:n_classes])}); small grey "
     "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
@@ -135,7 +115,7 @@ st.caption(
     "pass through the low-density gaps between them."
 )
 
-left, middle, right = st.columns([2, 2, 2])
+left, middle, right = st.columns([1.4, 2.6, 2], vertical_alignment="bottom")
 number_box(left, K_LABELS, state.K_PER_CLASS)
 middle.button("Pick k random labels per class", on_click=labelling.pick_random_labels,
               args=(y_true,), key=state.PICK_RANDOM, width="stretch")
@@ -151,3 +131,24 @@ redo.button("↷ Redo", on_click=labelling.redo_labels, key=state.REDO_LABELS, w
 if n_added := len(state.added_points()):
     st.button(f"Remove the {n_added} added point{'s' if n_added > 1 else ''}",
               on_click=labelling.remove_added_points, key=state.REMOVE_ADDED)
+
+if min(counts) > 0:
+    solver = st.session_state[state.SOLVER]
+    how = {PAPER: "with its parameters as in the paper", DEFAULT: "with its default parameters",
+           None: "with the parameters you set"}[
+        current_preset(state.presets_data_set(), solver)]
+    next_step, go = st.columns([2.6, 1.4], vertical_alignment="center")
+    next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
+                   f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "
+                   f"runs {SOLVERS[solver].title} on them {how}; or click points above to change "
+                   "the labels first.")
+    go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")
+else:
+    every = "both" if n_classes == 2 else f"each of the {n_classes} classes"
+    st.info("Give at least one point of each class a label (choose the class above, then "
+            f"click a point): a classifier needs an example of {every} before it can run.")
+if n_classes > 2:
+    st.caption(f"{n_classes} classes: the solvers run one-vs-rest, one binary problem per class "
+               "(its labeled points against the other labeled points; the unlabeled points stay "
+               "unlabeled in each), as the LDS and cS3VM papers do for multi-class sets.")
+

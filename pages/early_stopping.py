@@ -10,6 +10,7 @@ from engine.metrics import percent
 from engine.presets import sigma_caption
 from s3vm_core.metrics import unlabeled_error
 from ui import state
+from ui.charts import chart
 from ui.forms import preset_choice, require_both_classes
 from ui.runs import computed
 from ui.sidebar import start_teaching_page
@@ -27,18 +28,21 @@ data, labels, dataset = start_teaching_page(
     "the PCG iterates and their stopping rules")
 state.keep_teaching_widgets(state.ES_N_VAL)
 
-left, middle, right = st.columns(3)
-preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
-sigma = preset_params.get("sigma")
-gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset, preset, preset_params.get(
-    "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I]))
-middle.select_slider("γ_I (weight of the intrinsic norm)", options=[0.01, 0.1, 1.0, 10.0, 100.0],
-                     key=gamma_key, format_func="{:g}".format,
-                     help="Table 8's grid; γ_A stays at its default 1e-6.")
-right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50], key=state.ES_N_VAL,
-                    help="Unlabeled points whose true labels the validation check (Algorithm 3) "
-                         "may see.")
-st.caption(sigma_caption(dataset, "LapSVM", preset, sigma))
+# The settings fold away: at 1024 x 768 the PCG iterates are on the first screen.
+with st.expander("Settings: the parameters, γ_I and the validation set"):
+    left, middle, right = st.columns(3)
+    preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
+    sigma = preset_params.get("sigma")
+    gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset, preset, preset_params.get(
+        "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I]))
+    middle.select_slider("γ_I (weight of the intrinsic norm)",
+                         options=[0.01, 0.1, 1.0, 10.0, 100.0], key=gamma_key,
+                         format_func="{:g}".format,
+                         help="Table 8's grid; γ_A stays at its default 1e-6.")
+    right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50],
+                        key=state.ES_N_VAL, help="Unlabeled points whose true labels the "
+                        "validation check (Algorithm 3) may see.")
+    st.caption(sigma_caption(dataset, "LapSVM", preset, sigma))
 
 require_both_classes(labels, "LapSVM")
 
@@ -83,8 +87,7 @@ panels = [
 ]
 panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error, 0)}", run["newton"],
                              grid))
-st.plotly_chart(boundary_multiples_figure(panels, data.X2, labels, grid, n_cols=3),
-                width="stretch", config={"displaylogo": False})
+chart(boundary_multiples_figure(panels, data.X2, labels, grid))
 st.caption(
     "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
     "the exact optimum from Newton's method (last panel); each title gives the unlabeled "
@@ -107,8 +110,7 @@ checks = {"stability": extras["stability_tau"]}
 if np.isfinite(extras["validation_error"]).any():
     checks["validation"] = extras["validation_error"]
 stops = run["stops"]
-st.plotly_chart(stopping_figure(iterations, classical, checks, stops, errors), width="stretch",
-                config={"displaylogo": False})
+chart(stopping_figure(iterations, classical, checks, stops, errors))
 st.caption(
     "Left, the paper's Figure 4: the classical goal conditions, each divided by its value at "
     "t = 0 (log scale). They fall smoothly for hundreds of iterations and say nothing about "

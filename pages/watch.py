@@ -1,8 +1,5 @@
 """Watch a solver: run it on the current data and labels, then play its optimization path."""
 
-from contextlib import nullcontext
-
-import numpy as np
 import streamlit as st
 
 from engine.figures.data import soft_labels_figure
@@ -12,9 +9,10 @@ from engine.markdown import literal
 from engine.params import BUDGET
 from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
 from engine.registry import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
-from engine.stages import returned_state, stage_text
+from engine.stages import event_text, extras_text, returned_state, stage_text
 from toy_data import class_count
 from ui import state
+from ui.charts import chart
 from ui.forms import (
     number_box,
     parameter_form,
@@ -46,9 +44,11 @@ start_page()
 data, labels = current_data()
 n_classes = class_count(data.y_true)
 
-# The page's header: in presentation mode one row above the film, the form in a popover. The
-# header is one container either way, so the player below keeps its place on the page (a
-# player drawn at another place would be a new one, loading plotly.js again).
+# The page's header: the solver and the toggles in one row above the film (in presentation mode
+# with the form in a popover); otherwise the form stands below the film, which a lecturer
+# projecting at 1024 x 768 sees on the first screen. The header and the film's place are a
+# container each either way, so the player keeps its place on the page (a player drawn at
+# another place would be a new one, loading plotly.js again).
 presenting = st.session_state[state.PRESENTATION]
 dataset = state.presets_data_set()  # an uploaded file has no paper preset
 if presenting:
@@ -56,38 +56,38 @@ if presenting:
     # margins (the presentation toggle above the film brings them back).
     st.html(PRESENTATION_STYLE)
 with st.container():
-    if presenting:
-        picker, baseline_column, presentation_column, form_column = st.columns(
-            [2.6, 2.6, 1.6, 1.2], vertical_alignment="center")
-    else:
+    if not presenting:
         st.title("Watch a solver")
-        # the solver's box and the toggles keep their words at 1024 px (at 1:3 they were cut)
-        picker, form_column = st.columns([1.4, 3])
-        baseline_column = presentation_column = picker
-    with picker:
-        # (presenting, the box's label gives its row's height to the film)
-        solver = st.selectbox("solver", list(SOLVERS), key=state.SOLVER,
-                              format_func=solver_title,
-                              label_visibility="collapsed" if presenting else "visible")
-        if not presenting:
-            st.caption(SOLVERS[solver].paper)
-    show_baseline = baseline_column.toggle("supervised SVM boundary (dashed)",
-                                           key=state.SHOW_BASELINE)
+    picker, baseline_column, presentation_column, *form_column = st.columns(
+        [2.6, 2.6, 1.6, 1.2] if presenting else [2.4, 2.2, 1.3], vertical_alignment="center")
+    # (the box's label gives its row's height to the film)
+    solver = picker.selectbox("solver", list(SOLVERS), key=state.SOLVER,
+                              format_func=solver_title, label_visibility="collapsed")
+    show_baseline = baseline_column.toggle("supervised SVM (dashed)", key=state.SHOW_BASELINE,
+                                           help="The boundary of the SVM trained on the "
+                                                "labeled points alone, and its error beside "
+                                                "the film's.")
     presentation_column.toggle("presentation", key=state.PRESENTATION,
                                help="The film as large as the window allows, for a projector: "
                                     "the parameters move into a button.")
-    parameters = (form_column.popover("parameters", width="stretch") if presenting
-                  else form_column)
-    with parameters, st.form(state.PARAMETER_FORM, border=False):
-        params = parameter_form(solver)
-        run_column, budget_column = st.columns([1, 2], vertical_alignment="bottom")
+    popover = form_column[0].popover("parameters", width="stretch") if presenting else None
+film_place = st.container()  # the film, what stops it, and what the run said
+with popover or st.container():
+    if not presenting:
+        st.subheader(f"Parameters of {SOLVERS[solver].title}")
+        st.caption(SOLVERS[solver].paper)
+    with st.form(state.PARAMETER_FORM, border=False):
+        params = parameter_form(solver, n_columns=3 if presenting else 4)
+        run_column, budget_column, _ = st.columns([1, 2, 1], vertical_alignment="bottom")
         run_column.form_submit_button("Run", type="primary")
         number_box(budget_column, BUDGET, state.RUN_BUDGET)
-    # which preset the form holds, with one click to the other (in the popover when presenting)
-    preset_line(parameters, dataset, solver)
+    # which preset the form holds, with one click to the other
+    preset_line(st.container(), dataset, solver)
+details_place = st.container()  # below the form: the details of the state the film stopped on
 
-require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
-require_both_classes(labels, "any solver", n_classes)
+with film_place:
+    require_valid_parameters(solver, params, (BUDGET, st.session_state[state.RUN_BUDGET]))
+    require_both_classes(labels, "any solver", n_classes)
 
 solved_params, scalable_note = run_form(solver, len(labels), params)
 this_run = RunRequest(state.data_source(), tuple(labels.tolist()), solver,
@@ -101,33 +101,33 @@ preview = []
 
 def show_progress(live) -> None:
     if not preview:
-        preview.append(st.empty())
-    preview[0].plotly_chart(shipped(live.preview), width="stretch",
-                            config={"displaylogo": False})
+        preview.append(film_place.empty())
+    chart(shipped(live.preview), where=preview[0])
 
 
 expected = expected_seconds(solver, len(labels), scalable_note is not None)
 long_run = (f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale table "
             f"of docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop "
             "ends it at once, keeping the path so far." if expected > LONG_RUN else None)
-controls, show_status = job_controls(job, this_run, note=long_run)
+with film_place:
+    controls, show_status = job_controls(job, this_run, note=long_run)
 
 try:
-    with st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
+    with film_place, st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
         run = follow_run(job, preview=show_progress, status=show_status,
                          settle=FRESH_PAGE_SETTLE if state.fresh_page() else 0.0)
 except ValueError as error:
     for place in [*preview, controls]:
         place.empty()
-    st.error(literal(error))
+    film_place.error(literal(error))
     if job.status in (STOPPED, OUT_OF_TIME):
-        again_button(this_run)
+        again_button(this_run, film_place)
     st.stop()
 controls.empty()
 if not run.complete:
     why = ("It was stopped" if run.ended == STOPPED
            else f"It reached its time budget of {run.budget:g} s")
-    notice, again = st.columns([5, 1], vertical_alignment="center")
+    notice, again = film_place.columns([5, 1], vertical_alignment="center")
     notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "
                    f"({len(run.states)} states), not the solver's answer.")
     again_button(this_run, again)
@@ -148,63 +148,66 @@ chosen = st.session_state[state.FRAME]
 # (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
 # and a function defined here would keep this page's whole namespace, the run with it.)
 
-with preview[0] if preview else nullcontext():
+with preview[0] if preview else film_place:
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP],
          name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
          key=state.FILM, on_change=follow_film,
          args=(frame_states,))
-# Nothing silent: what the solver warned of stands under its film, in its own words, once.
-for sentence in run.warnings:
-    st.warning(literal(sentence), icon=":material/warning:")
-if scalable_note:
-    st.caption(scalable_note)
-if data.view.is_projection:
-    st.caption(f"The data have {data.X.shape[1]} features: the colours are f on the plane of "
-               "their first two principal components through the data's mean (PC 1, PC 2), "
-               "and the points are projected onto that plane, so a point's colour (its "
-               "predicted class) can differ from the plane's beneath it.")
-elif data.view.is_line:
-    st.caption("The data have one feature: the points lie on the line across the middle, the "
-               "colours are f along it (the same across the strip) and the black line that "
-               "crosses it is the boundary, a point of the line.")
-if not presenting and n_classes > 2:
-    st.caption(
-        f"▶ Play runs the recorded path of the {n_classes} one-vs-rest problems in your browser, "
-        "in lock step (the large title is the outer parameter of the first problem still "
-        "running; the objective is the sum of the problems'). Each region takes the colour of "
-        "the class whose f is largest; each coloured line is one problem's f = 0 (its class "
-        "against the rest); unlabeled points take the colour of their predicted class."
-    )
-elif not presenting:
-    st.caption(
-        "▶ Play runs the recorded path in your browser (the large title is the outer "
-        f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
-        "frame on screen. Colours show f; black lines are f = 0 (the boundary) and the margins "
-        "f = ±1; unlabeled points take the colour of their predicted class. Where the film "
-        "stops, its state's details follow below."
-    )
-if len(frame_states) > 1:
-    st.select_slider("state details", frame_states, key=state.FRAME,
-                     on_change=jump_film, format_func="state {}".format,
-                     help="Pick a state of the film to see its details below; the film above "
-                          "jumps to it.")
+with film_place:
+    # Nothing silent: what the solver warned of stands under its film, in its own words, once.
+    for sentence in run.warnings:
+        st.warning(literal(sentence), icon=":material/warning:")
+    if scalable_note:
+        st.caption(scalable_note)
+    if data.view.is_projection:
+        st.caption(f"The data have {data.X.shape[1]} features: the colours are f on the plane "
+                   "of their first two principal components through the data's mean (PC 1, "
+                   "PC 2), and the points are projected onto that plane, so a point's colour "
+                   "(its predicted class) can differ from the plane's beneath it.")
+    elif data.view.is_line:
+        st.caption("The data have one feature: the points lie on the line across the middle, "
+                   "the colours are f along it (the same across the strip) and the black line "
+                   "that crosses it is the boundary, a point of the line.")
+    if not presenting and n_classes > 2:
+        st.caption(
+            f"▶ Play runs the recorded path of the {n_classes} one-vs-rest problems in your "
+            "browser, in lock step (the large title is the outer parameter of the first "
+            "problem still running; the objective is the sum of the problems'). Each region "
+            "takes the colour of the class whose f is largest; each coloured line is one "
+            "problem's f = 0 (its class against the rest); unlabeled points take the colour of "
+            "their predicted class.")
+    elif not presenting:
+        st.caption(
+            "▶ Play runs the recorded path in your browser (the large title is the outer "
+            f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
+            "frame on screen. Colours show f; black lines are f = 0 (the boundary) and the "
+            "margins f = ±1; unlabeled points take the colour of their predicted class. Where "
+            "the film stops, its state's details follow below the parameters.")
 
-shown = run.states[chosen]
-# DA's last state is the best of its path, named as in the film's title
-best_of_path = chosen == n_states - 1 and returned_state(run.states) is not None
-details = [f"state {chosen}: step {shown.step} ({shown.event}), {stage_text(shown, best_of_path)}"]
-details += [f"{k} = {v:.4g}" for k, v in shown.extras.items() if np.ndim(v) == 0]
-st.caption(" · ".join(details))
-if "p" in shown.extras:
-    st.plotly_chart(
-        soft_labels_figure(data.X2, labels, shown.extras["p"],
-                           f"soft labels p at step {shown.step} (T = {shown.stage_value:.3g})"),
-        width="stretch")
-    st.caption("Deterministic annealing keeps a probability p of class 1 for every unlabeled "
-               "point. At high T all p sit near the class balance r (yellow); as T falls they "
-               "harden to 0 (vermillion) or 1 (blue). Play the film, or move the state slider, "
-               "to watch it.")
-st.caption(f"Run time {run.seconds:.2f} s (the solver's own) · {n_states} states recorded, "
-           f"{len(frame_states)} in the film.")
+with details_place:
+    st.subheader("The state on screen")
+    if len(frame_states) > 1:
+        st.select_slider("state details", frame_states, key=state.FRAME,
+                         on_change=jump_film, format_func="state {}".format,
+                         label_visibility="collapsed",
+                         help="Pick a state of the film to see its details below; the film "
+                              "above jumps to it.")
+    shown = run.states[chosen]
+    # DA's last state is the best of its path, named as in the film's title
+    best_of_path = chosen == n_states - 1 and returned_state(run.states) is not None
+    extras, glossary = extras_text(shown.extras)
+    st.caption(" · ".join([f"state {chosen}: step {event_text(shown)}, "
+                           f"{stage_text(shown, best_of_path)}", *extras]),
+               help="  \n".join(glossary) or None)
+    if "p" in shown.extras:
+        chart(soft_labels_figure(data.X2, labels, shown.extras["p"],
+                                 f"soft labels p at step {shown.step} (T = "
+                                 f"{shown.stage_value:.3g})"))
+        st.caption("Deterministic annealing keeps a probability p of class 1 for every "
+                   "unlabeled point. At high T all p sit near the class balance r (yellow); as "
+                   "T falls they harden to 0 (vermillion) or 1 (blue). Play the film, or move "
+                   "the state slider, to watch it.")
+    st.caption(f"Run time {run.seconds:.2f} s (the solver's own) · {n_states} states "
+               f"recorded, {len(frame_states)} in the film.")

@@ -70,11 +70,10 @@ def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
         fig.add_vline(x=float(np.mean(baseline)), line=dashed)
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dashed,
                                  name="supervised SVM (mean)", showlegend=True))
-    fig.update_layout(height=_bars_height(len(names)) + 30, plot_bgcolor="white",
+    fig.update_layout(height=_bars_height(len(names)) + 30,
                       margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"})
-    fig.update_xaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True,
-                     gridcolor="#eeeeee")
+    fig.update_xaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True)
     fig.update_yaxes(autorange="reversed")  # the first solver on top, as in the table
     return fig
 
@@ -131,12 +130,11 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
                           "<extra></extra>",
         ), row=k // n_cols + 1, col=k % n_cols + 1)
     fig.update_xaxes(title_text="objective", title_standoff=4, showgrid=False, nticks=4)
-    fig.update_yaxes(rangemode="tozero", showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(rangemode="tozero", showgrid=True)
     for row in range(1, n_rows + 1):
         fig.update_yaxes(title_text="error (%)", row=row, col=1)
     fig.update_annotations(font={"size": 12}, yshift=2)  # the panel titles
     fig.update_layout(height=plot_height + title_height + X_AXIS_HEIGHT + 10,
-                      plot_bgcolor="white",
                       margin={"l": 10, "r": 10, "t": title_height, "b": X_AXIS_HEIGHT + 10})
     return fig
 
@@ -167,8 +165,8 @@ def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
         hovertemplate="%{y}: %{x:.3g} s<extra></extra>",
     ))
     fig.update_xaxes(**log_axis([s["median_seconds"] for s in summary]),
-                     title_text="median fit time (s)", showgrid=True, gridcolor="#eeeeee")
+                     title_text="median fit time (s)", showgrid=True)
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(height=_bars_height(len(summary)), plot_bgcolor="white",
+    fig.update_layout(height=_bars_height(len(summary)),
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})
     return fig

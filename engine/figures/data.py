@@ -11,7 +11,6 @@ from plotly.subplots import make_subplots
 from scipy.spatial import cKDTree
 
 from engine.figures.palette import P_SCALE
-from engine.figures.teaching import TEACHING_HEIGHT
 from engine.figures.traces import class_region_traces, decision_traces, points_trace, square_axes
 from engine.metrics import n_classes_of
 from s3vm_core import decision_on_grid
@@ -47,8 +46,7 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
             marker={"size": 6, "opacity": 0, "color": "black"}, hoverinfo="none",
             selected=invisible, unselected=invisible))
     fig.update_layout(
-        title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        plot_bgcolor="white", uirevision="labels",
+        title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10}, uirevision="labels",
     )
     fig.update_xaxes(showgrid=False, zeroline=False)
     fig.update_yaxes(showgrid=False, zeroline=False)
@@ -56,14 +54,20 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
     return fig
 
 
+#: Width (px) of a small multiple's panel in the narrowest window of a projector, 1024 px with
+#: the sidebar open: two panels a row (four were 130 px wide there, too small to read).
+PANEL_WIDTH = 330
+
+
 def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, display_grid=None,
-                              n_cols: int = 4) -> go.Figure:
+                              n_cols: int = 2) -> go.Figure:
     """Small multiples of a decision function: one panel per ``(title, grid, points)``.
 
-    ``display_grid`` is ``engine.data.Data.grid_features``'s ``(grid_x, grid_y, ...)``, or ``None``
-    for data with more than two dimensions (then only the points are drawn). A panel's ``grid``
-    is the decision on that grid, ``points`` the decision on the training points; each panel
-    draws f as a heatmap with the line f = 0 and the points coloured by predicted class.
+    ``display_grid`` is ``engine.data.Data.grid_features``'s ``(grid_x, grid_y, ...)``, or
+    ``None`` (then only the points are drawn). A panel's ``grid`` is the decision on that grid,
+    ``points`` the decision on the training points; each panel draws f as a heatmap with the
+    line f = 0 and the points coloured by predicted class. Two panels a row: each stays
+    readable (about ``PANEL_WIDTH`` px) in the narrowest window of a projector.
     """
     grid_x, grid_y = (None, None) if display_grid is None else display_grid[:2]
     n = len(panels)
@@ -93,20 +97,24 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
         fig.update_yaxes(**hidden, constraintoward="top", row=row, col=col,
                          scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
     fig.update_layout(height=_multiples_row_height(X2, display_grid) * n_rows + 40,
-                      plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      showlegend=False)
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
     return fig
 
 
-def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
-    """A row of small multiples: its title and a picture of the data's aspect ratio at the
-    width of a panel of four in a 1400 px window (about 230 px), between 120 and 230 px."""
+def _aspect(X2: np.ndarray, display_grid=None) -> float:
+    """Width over height of the picture of the data (its display grid's, else its points')."""
     if display_grid is not None:
         width, height = np.ptp(display_grid[0]), np.ptp(display_grid[1])
     else:
         width, height = np.ptp(np.asarray(X2, dtype=float)[:, :2], axis=0)
-    aspect = width / height if height > 0 else 1.0
-    return 30 + int(np.clip(230 / max(aspect, 1e-9), 120, 230))
+    return width / height if height > 0 else 1.0
+
+
+def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
+    """A row of small multiples: its title and a picture of the data's aspect ratio at
+    ``PANEL_WIDTH``, between 150 and ``PANEL_WIDTH`` px tall."""
+    aspect = _aspect(X2, display_grid)
+    return 30 + int(np.clip(PANEL_WIDTH / max(aspect, 1e-9), 150, PANEL_WIDTH))
 
 
 def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,
@@ -122,8 +130,9 @@ def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,
     trace.marker.size = np.maximum(trace.marker.size, 9)
     trace.hovertemplate = "point %{customdata}<br>p = %{marker.color:.3f}<extra></extra>"
     fig = go.Figure(trace)
-    fig.update_layout(title=title, height=TEACHING_HEIGHT, plot_bgcolor="white",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    # as tall as the data's picture at the width of a page's main column (about 650 px)
+    height = 60 + int(np.clip(650 / max(_aspect(X2), 1e-9), 200, 460))
+    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     fig.update_xaxes(showgrid=False, zeroline=False)
     fig.update_yaxes(showgrid=False, zeroline=False)
     square_axes(fig)

@@ -34,8 +34,6 @@ from s3vm_core.metrics import predicted_classes
 
 #: Height of the film's figure (the player adds its title above and its controls below).
 PLAYER_HEIGHT = 600
-
-
 #: The film's boundary plot takes this share of the figure's width; the objective and stage
 #: charts share the rest (the boundary is what a class must see).
 BOUNDARY_SHARE = 0.72

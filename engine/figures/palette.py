@@ -9,30 +9,16 @@ import numpy as np
 from toy_data import UNLABELED
 
 CLASS_COLORS = ("#D55E00", "#0072B2")        # vermillion = class 0 (f < 0), blue = class 1
-
-
 CLASS_SYMBOLS = ("diamond", "square")
-
-
 UNLABELED_COLOR = "#999999"
-
-
 DECISION_SCALE = [[0.0, "#D55E00"], [0.5, "#FFFFFF"], [1.0, "#0072B2"]]
-
-
 DECISION_RANGE = 2.0  # the colour scale saturates at |f| = 2, beyond the margins f = +-1
-
-
 #: Point colours as numbers on one scale: 0 = class 0, 0.5 = unlabeled grey, 1 = class 1.
 #: Numbers keep a film's frames cheap (plotly validates every colour string it is given).
 POINT_SCALE = [[0.0, CLASS_COLORS[0]], [0.5, UNLABELED_COLOR], [1.0, CLASS_COLORS[1]]]
-
-
 #: Classes 2, 3, ... of a data set with more than two (one-vs-rest): the rest of the
 #: Okabe–Ito palette, and a marker shape each (labeled points differ by shape, not only colour).
 MORE_CLASS_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
-
-
 MORE_CLASS_SYMBOLS = ("triangle-up", "cross", "star", "hexagon", "triangle-down", "pentagon")
 
 
@@ -89,13 +75,9 @@ def point_style(labels: np.ndarray, predicted: np.ndarray | None = None, n_class
 
 #: DECISION_SCALE as the fills of boundaries show it: at 0.5625 opacity over white.
 DECISION_FILL = [[0.0, "rgb(231,164,112)"], [0.5, "#FFFFFF"], [1.0, "rgb(112,176,212)"]]
-
-
 #: The fill's z is sent quantised to int8: f * FILL_STEPS, clipped at the scale's ends
 #: (+-FILL_LIMIT).
 FILL_STEPS = 60
-
-
 FILL_LIMIT = int(DECISION_RANGE * FILL_STEPS)
 
 
@@ -106,33 +88,15 @@ def fill_values(decisions: np.ndarray) -> np.ndarray:
 
 #: The level lines drawn over a decision function: the boundary f = 0 and the margins f = +-1.
 LEVEL_LINES = (-1, 0, 1)
-
-
 LEVEL_LINE_COLOR = "rgba(0,0,0,0.75)"
-
-
 # The film's other colours (``engine.figures.film.player_figure``), named for DARK_COLORS.
 BASELINE_COLOR = "#666666"      # the supervised SVM's dashed boundary
-
-
 OBJECTIVE_COLOR = "#555555"     # the objective chart's line
-
-
 NOTE_COLOR = "#777777"          # "no outer parameter"
-
-
 ZERO_LABEL_COLOR = "#00694c"    # "α = 0" over a zero band
-
-
 BEST_COLOR = "#CC79A7"          # the best state's marks (Okabe–Ito reddish purple)
-
-
 BEST_LABEL_COLOR = "#A0527F"    # "best state" on the stage chart, darker to read as text
-
-
 OUTLINE_COLOR = "black"         # the labeled points' outline
-
-
 #: The film on a dark page (Streamlit's dark theme): each colour of the figure that would
 #: vanish there, and the one the player draws instead.
 DARK_COLORS = {LEVEL_LINE_COLOR: "rgba(255,255,255,0.8)", BASELINE_COLOR: "#B8B8B8",
@@ -147,6 +111,4 @@ DARK_COLORS = {LEVEL_LINE_COLOR: "rgba(255,255,255,0.8)", BASELINE_COLOR: "#B8B8
 #: class colours at this opacity over it (f = ±DECISION_RANGE), as DECISION_FILL runs from
 #: white; a lighter fill would hide the class-coloured points.
 DARK_FILL_OPACITY = 0.4
-
-
 P_SCALE = [[0.0, CLASS_COLORS[0]], [0.5, "#F0E442"], [1.0, CLASS_COLORS[1]]]

@@ -50,14 +50,13 @@ def landscape_figure(ts: np.ndarray, curves, gamma0: float, gamma_end: float) ->
                              marker={"symbol": "star", "size": 13, "color": "#D55E00",
                                      "line": {"color": "black", "width": 1}}))
     fig.update_layout(
-        height=TEACHING_HEIGHT, plot_bgcolor="white", margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        height=TEACHING_HEIGHT, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title=f"L_γ along the slice (γ0 = {gamma0:.3g}, γ_end = {gamma_end:.3g})",
         legend={"font": {"size": 11}},
     )
     fig.update_xaxes(title_text="t (position along the slice)", zeroline=True,
                      zerolinecolor="#cccccc", showgrid=False)
-    fig.update_yaxes(title_text="L_γ(w + t d) − its minimum", showgrid=True,
-                     gridcolor="#eeeeee")
+    fig.update_yaxes(title_text="L_γ(w + t d) − its minimum", showgrid=True)
     return fig
 
 
@@ -75,11 +74,11 @@ def objective_path_figure(steps, smoothed, unsmoothed, stage_ends, stage_label="
     for step, _ in stage_ends:
         fig.add_vline(x=step, line={"color": "#bbbbbb", "width": 1, "dash": "dot"})
     positive = np.concatenate([np.asarray(smoothed, float), np.asarray(unsmoothed, float)])
-    fig.update_layout(height=TEACHING_HEIGHT - 60, plot_bgcolor="white",
+    fig.update_layout(height=TEACHING_HEIGHT - 60,
                       margin={"l": 10, "r": 10, "t": 30, "b": 10},
                       legend={"orientation": "h", "y": 1.12})
     fig.update_xaxes(title_text=f"step (dotted: end of a {stage_label} stage)", showgrid=False)
-    fig.update_yaxes(title_text="objective", showgrid=True, gridcolor="#eeeeee",
+    fig.update_yaxes(title_text="objective", showgrid=True,
                      **(log_axis(positive) if np.all(positive > 0) else {"type": "linear"}))
     return fig
 
@@ -128,9 +127,9 @@ def effective_loss_figure(temperatures, current_T: float | None = None,
         fig.update_xaxes(title_text="f(x′) of an unlabeled point x′"
                          if col == (len(DA_LOSSES) + 1) // 2 else None, showgrid=False, row=1,
                          col=col)
-    fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(showgrid=True)
     fig.update_yaxes(title_text="V'_T(f) − its minimum", row=1, col=1)
-    fig.update_layout(height=TEACHING_HEIGHT - 40, plot_bgcolor="white",
+    fig.update_layout(height=TEACHING_HEIGHT - 40,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
@@ -152,8 +151,8 @@ def annealing_curves_figure(T, entropy, objective, current_T: float | None = Non
             fig.add_vline(x=current_T, line={"color": "black", "dash": "dot"}, row=1, col=col)
         fig.update_xaxes(**log_axis(T, decades=True), autorange="reversed",
                          title_text="T (annealing →)", showgrid=False, row=1, col=col)
-    fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
-    fig.update_layout(height=TEACHING_HEIGHT - 80, plot_bgcolor="white",
+    fig.update_yaxes(showgrid=True)
+    fig.update_layout(height=TEACHING_HEIGHT - 80,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
@@ -220,8 +219,8 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
             hovertemplate=f"{name} stops at iteration {at}<extra></extra>",
         ), row=1, col=col)
     fig.update_yaxes(**log_axis(np.maximum(np.concatenate(left or [np.ones(1)]), 1e-16)),
-                     row=1, col=1, showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(range=[0, 1.05], row=1, col=2, showgrid=True, gridcolor="#eeeeee")
+                     row=1, col=1, showgrid=True)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2, showgrid=True)
     right = [*checks.values(), *([] if unlabeled_error is None else [unlabeled_error])]
     right_stops = [at for name, at in stops.items() if at is not None and name not in CLASSICAL]
     if iterations.size:
@@ -231,7 +230,7 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
     fig.update_annotations(font={"size": 13})
-    fig.update_layout(height=TEACHING_HEIGHT + 50, plot_bgcolor="white",
+    fig.update_layout(height=TEACHING_HEIGHT + 50,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
     return fig

@@ -116,7 +116,7 @@ def test_watch_page_plays_the_baseline(app):
     assert np.ptp(played["fill"][-1]) > 0
     assert any(t.get("name") == "supervised SVM" for t in played["figure"]["data"])
     numbers = shown_numbers(at)
-    assert numbers["step"] == "1 (final)"
+    assert numbers["step"] == "1 · the answer"
     assert numbers["unlabeled error"].endswith("%")
 
 
@@ -147,7 +147,7 @@ def test_jumping_to_a_state_shows_its_details(app):
     at = open_watch(app.run())
     at.select_slider(key=state.FRAME).set_value(0).run()
     at.run()  # the film follows the slider on the next run as well
-    assert shown_numbers(at)["step"] == "0 (init)"
+    assert shown_numbers(at)["step"] == "0 · start"
     assert film(at)["frame"] == 0
 
 

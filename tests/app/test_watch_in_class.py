@@ -22,7 +22,7 @@ def assert_opens_on_its_final_state(at):
     last = len(played["states"]) - 1
     assert played["frame"] == last
     assert at.session_state[state.FRAME] == played["states"][last]
-    assert shown_numbers(at)["step"].endswith("(final)")
+    assert shown_numbers(at)["step"].endswith("· the answer")
     assert at.select_slider(key=state.FRAME).value == played["states"][last]
 
 

@@ -76,7 +76,7 @@ def test_solvers_run_in_a_row_each_open_on_their_result_and_play_to_its_end(serv
         player = wait_for_new_film(page, old_id)
         now = on_screen(player)
         assert now["frame"] == now["last"], solver
-        assert now["shown"] == now["expected"] and now["shown"][0].endswith("(final)"), now
+        assert now["shown"] == now["expected"] and now["shown"][0].endswith("· the answer"), now
         wait_for_details_of(page, now["state"])
     screenshot(page, "class-new-run-on-its-result")
 

@@ -142,8 +142,8 @@ def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
     numbers = {n["label"]: n for n in film_args(with_baseline(run, X, labels), X, labels,
                                                 y_true, show_baseline=True)["numbers"]}
     shown = [run.states[i] for i in run.frames]
-    assert numbers["step"]["values"][-1] == f"{shown[-1].step} (final)"
-    assert numbers["step"]["values"][0] == "0 (init)"
+    assert numbers["step"]["values"][-1] == f"{shown[-1].step} · the answer"
+    assert numbers["step"]["values"][0] == "0 · start"
     assert numbers["objective"]["values"] == [f"{s.objective:.4g}" for s in shown]
     errors = [100 * unlabeled_error(s.train_decision, labels, y_true) for s in shown]
     assert numbers["unlabeled error"]["values"] == [f"{e:.1f} %" for e in errors]
