@@ -16,12 +16,10 @@ Each path is a small object with ``forward(c) -> (f, q)``, ``penalty(c, q)`` and
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import (
@@ -38,7 +36,7 @@ from s3vm_core.losses import (
     symmetric_exp,
     symmetric_exp_grad,
 )
-from s3vm_core.solvers.primal import lbfgs_path
+from s3vm_core.solvers.lbfgs import lbfgs_schedule
 from s3vm_core.trace import SolverState
 
 #: The relative-decrease threshold of the authors' qns3vm.py: L-BFGS-B's ``factr = 1e12``
@@ -369,33 +367,15 @@ class QNS3VM(S3VMClassifier):
     def _iterate(self, problem):
         # Algorithm 1, line 1: the supervised model is (5) with lam' = 0, stage value 0.
         schedule = [0.0, *self._alphas]
-        c = np.zeros(self._model.n_params)
-        objective = self._surrogate(problem, 0.0)
-        ev = objective(c)
-        yield self._state(ev, event="init", stage_index=0, stage_value=0.0, iteration=0)
-        hit_limit = []
-        for index, alpha in enumerate(schedule):
-            objective = self._surrogate(problem, alpha * float(self.lam_u))
-            path, c, stopped_early = lbfgs_path(
-                objective, c, max_iter=self.max_iter, tol=self.tol, ftol=self.ftol, memory=self.m,
-                split=lambda ev: (ev.value, ev.grad))
-            for k, (_, ev) in enumerate(path, start=1):
-                yield self._state(ev, event="iter", stage_index=index, stage_value=alpha,
-                                  iteration=k)
-            # the minimizer is the last accepted iterate, already evaluated on the path
-            ev = path[-1][1] if path and np.array_equal(path[-1][0], c) else objective(c)
-            if stopped_early:
-                hit_limit.append(alpha)
-            yield self._state(ev, event="stage_end", stage_index=index, stage_value=alpha,
-                              iteration=len(path))
-        if hit_limit:
-            warnings.warn(
-                f"L-BFGS reached max_iter={self.max_iter} iterations in the stage(s) alpha = "
-                f"{', '.join(f'{a:g}' for a in hit_limit)} before converging; increase max_iter "
-                "or tol.", ConvergenceWarning, stacklevel=3,
-            )
-        yield self._state(ev, event="final", stage_index=len(schedule) - 1,
-                          stage_value=schedule[-1], iteration=len(path))
+        end = yield from lbfgs_schedule(
+            schedule, lambda alpha: self._surrogate(problem, alpha * float(self.lam_u)),
+            np.zeros(self._model.n_params),
+            lambda p: self._state(p.evaluation, event=p.event, stage_index=p.stage_index,
+                                  stage_value=p.stage_value, iteration=p.iteration),
+            solver="QN-S3VM", parameter="alpha", max_iter=self.max_iter, tol=self.tol,
+            ftol=self.ftol, memory=self.m, split=lambda ev: (ev.value, ev.grad))
+        yield self._state(end.evaluation, event="final", stage_index=end.stage_index,
+                          stage_value=end.stage_value, iteration=end.iteration)
 
 
 def _check_alphas(alphas) -> list[float]:

@@ -47,7 +47,8 @@ from s3vm_core.kernels import (
 )
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import squared_hinge_mfn, squared_row_norms
-from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
+from s3vm_core.solvers.lbfgs import lbfgs_schedule
+from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, s3vm_objective
 from s3vm_core.solvers.svm import (
     KernelDesign,
     LinearDesign,
@@ -200,24 +201,12 @@ class GradientTSVM(S3VMClassifier):
                 extras={"C_star": c_star},
             )
 
-        w = np.zeros(Z.shape[1])
-        yield state(w, evaluate(schedule[0])(w), 0, schedule[0], 0, "init")
-        unconverged = []
-        for index, c_star in enumerate(schedule):
-            path, w, hit_limit = lbfgs_path(evaluate(c_star), w, max_iter=self.max_iter,
-                                            tol=self.tol)
-            for iteration, (w_k, value_grad) in enumerate(path, start=1):
-                yield state(w_k, value_grad, index, c_star, iteration, "iter")
-            if hit_limit:
-                unconverged.append(c_star)
-            yield state(w, evaluate(c_star)(w), index, c_star, len(path), "stage_end")
-        if unconverged:
-            warnings.warn(
-                f"L-BFGS hit max_iter={self.max_iter} in {len(unconverged)} of the "
-                f"{N_C_STAR_STAGES} C* stages; increase max_iter or tol.",
-                ConvergenceWarning, stacklevel=3,
-            )
-        yield state(w, evaluate(schedule[-1])(w), N_C_STAR_STAGES - 1, schedule[-1], 0, "final")
+        end = yield from lbfgs_schedule(
+            schedule, evaluate, np.zeros(Z.shape[1]),
+            lambda p: state(p.x, p.evaluation, p.stage_index, p.stage_value, p.iteration,
+                            p.event),
+            solver=type(self).__name__, parameter="C*", max_iter=self.max_iter, tol=self.tol)
+        yield state(end.x, end.evaluation, end.stage_index, end.stage_value, 0, "final")
 
 
 #: Constraints of the rho-path graph (LDS paper §2.1): rho in [0, inf], k-NN or full graph.
