@@ -40,6 +40,7 @@ from s3vm_core.base import (
     iteration_limit,
     resolve_costs,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LBFGS_TOL, SMALL_COST, WIDE_KERNEL
 from s3vm_core.kernels import FLAT_KERNEL, select_landmarks
 from s3vm_core.losses import (
     gaussian_smoothed_hinge,
@@ -305,6 +306,7 @@ class ContinuationS3VM(S3VMClassifier):
     ``extras["objective_unsmoothed"]`` is (2) at the state's ``w``.
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -380,6 +382,10 @@ class ContinuationS3VM(S3VMClassifier):
 
     def _features(self, X):
         return self.primal_map_.features(X)
+
+    def _balance_from_labels(self):
+        return ("The balance constraint (3) sets the mean output on the unlabeled points to the "
+                f"mean label. {LABEL_PROPORTIONS}")
 
     # -- the continuation path (Algorithm 1) ----------------------------------------------
 

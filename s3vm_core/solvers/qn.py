@@ -16,6 +16,7 @@ Each path is a small object with ``forward(c) -> (f, q)``, ``penalty(c, q)`` and
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -29,6 +30,7 @@ from s3vm_core.base import (
     S3VMClassifier,
     iteration_limit,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LARGE_NORM_WEIGHT, LBFGS_TOL, WIDE_KERNEL
 from s3vm_core.kernels import KERNELS, select_landmarks, unlabeled_mean
 from s3vm_core.losses import (
     modified_logistic,
@@ -267,6 +269,7 @@ class QNS3VM(S3VMClassifier):
     ``"unlabeled_loss"``, the two unweighted data means of eq. (5).
     """
 
+    _degenerate_causes = {"lam": LARGE_NORM_WEIGHT, "tol": LBFGS_TOL, "sigma": WIDE_KERNEL}
     _sparse_kernels = KERNELS  # kernel rows of sparse points are dense
 
     _too_large = ("Pass n_landmarks=200 (the subset of regressors, eq. (9)-(10)), or use "
@@ -344,6 +347,10 @@ class QNS3VM(S3VMClassifier):
     def _features(self, X):
         return X if self._linear_path else self._kernel(X)
 
+    def _balance_from_labels(self):
+        return ("The offset b is the mean label, the mean output on the unlabeled points "
+                f"(class balancing). {LABEL_PROPORTIONS}")
+
     # -- Algorithm 1 ----------------------------------------------------------------------
 
     def _surrogate(self, problem, lam_u) -> _Surrogate:
@@ -382,7 +389,7 @@ def _check_alphas(alphas) -> list[float]:
     """Algorithm 1 requires ``0 < alpha_1 < ... < alpha_tau``."""
     try:
         values = np.asarray(alphas, dtype=float).ravel()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         values = np.array([math.nan])
     if (values.size == 0 or values.size > MAX_STAGES or not np.all(np.isfinite(values))
             or np.any(values <= 0) or np.any(values > MAX_ALPHA) or np.any(np.diff(values) <= 0)):
@@ -398,5 +405,6 @@ def _check_alphas(alphas) -> list[float]:
 
 
 def _short_repr(value, limit: int = 60) -> str:
-    text = repr(value)
+    # an integer beyond float64 would fill the message with its digits
+    text = re.sub(r"\d{16,}", lambda m: f"<an integer of {len(m.group())} digits>", repr(value))
     return text if len(text) <= limit else text[:limit] + "..."

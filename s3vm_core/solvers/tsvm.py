@@ -29,6 +29,7 @@ from s3vm_core.base import (
     iteration_limit,
     resolve_costs,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LBFGS_TOL, SMALL_COST, WIDE_KERNEL
 from s3vm_core.graph import (
     Steps,
     classical_mds,
@@ -141,6 +142,7 @@ class GradientTSVM(S3VMClassifier):
     "stage_end" at each stage's minimizer; "init" is ``w = 0``. ``extras["C_star"]`` repeats C*.
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -179,6 +181,10 @@ class GradientTSVM(S3VMClassifier):
 
     def _features(self, X):
         return self.map_.features(X)
+
+    def _balance_from_labels(self):
+        return ("The balance constraint (5) sets the mean output on the unlabeled points to the "
+                f"mean label. {LABEL_PROPORTIONS}")
 
     # -- the C* schedule (Algorithm 1, lines 7-9) -----------------------------------------
 
@@ -311,6 +317,7 @@ class LDS(GradientTSVM):
     Then as ``GradientTSVM`` (stage ``"C_star"``).
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST}
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
     _too_large = ("Use n_landmarks with n_neighbors (path distances from landmark points "
                   "only), or fewer points: LDS keeps the path distance of every pair of points.")
@@ -440,6 +447,7 @@ class GraphKernelSVM(S3VMClassifier):
     then stage ``"fit"``: "init" (f = 0) and the "final" SVM.
     """
 
+    _degenerate_causes = {"C": SMALL_COST, "sigma": WIDE_KERNEL}
     _sparse_kernels = ()
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
@@ -599,6 +607,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
     retraining an "iter" state, the end of each C* round a "stage_end".
     """
 
+    _degenerate_causes = {"C": SMALL_COST, "C_star": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = "Use kernel='linear' (the primal; sparse input allowed), or fewer points."
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -641,6 +650,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     def _features(self, X):
         return X if self.kernel == "linear" else self._kernel(X)
+
+    def _balance_from_labels(self):
+        return ("Step 1 gives the unlabeled points the labeled points' class ratio (num+). "
+                f"{LABEL_PROPORTIONS}")
 
     def _postprocess(self, final, n_iter, outcome):
         super()._postprocess(final, n_iter, outcome)
