@@ -1,6 +1,7 @@
 """cS3VM speed and the paper's Uspst experiment in miniature.
 
-Run with ``python -m benchmarks.bench_continuation``. Prints three markdown tables:
+Run with ``python -m benchmarks.bench_continuation`` (``--help`` for the options). Prints
+three markdown tables:
 
 1. the full trace (every state recorded) on two moons, n = 500, one label per class;
 2. n = 2000 with all kernel principal components and with ``n_components`` (paper §5.2);
@@ -15,39 +16,33 @@ is many times slower under load. Times are medians over repeats, in seconds.
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from benchmarks._timing import median_time, parser, timed
 from s3vm_core.solvers.continuation import ContinuationS3VM
 from s3vm_core.solvers.svm import SVMBaseline
 from toy_data import digits_pair, pick_labeled, two_moons
 
-
-def _median_time(run, repeats):
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
+#: (n, n_components, repeats) of the speed table
+SPEED_CASES = [(500, None, 5), (2000, None, 3), (2000, 200, 3)]
 
 
 def _trace(model, X, y):
     return model, list(model.trace(X, y))
 
 
-def bench_speed():
+def bench_speed(cases=SPEED_CASES, repeats=None):
     rows = []
-    for n, n_components, repeats in [(500, None, 5), (2000, None, 3), (2000, 200, 3)]:
+    for n, n_components, case_repeats in cases:
         X, y = two_moons(n_samples=n, noise=0.1, random_state=0)
         y_semi = pick_labeled(y, 1, random_state=0)
         model = ContinuationS3VM(sigma=0.3, n_components=n_components)
-        seconds, (model, states) = _median_time(lambda m=model, X=X, y=y_semi: _trace(m, X, y),
-                                                repeats)
+        seconds, (model, states) = median_time(lambda m=model, X=X, y=y_semi: _trace(m, X, y),
+                                               repeats or case_repeats)
         u = y_semi == -1
         error = np.mean(model.transduction_[u] != y[u])
         rows.append(f"| two moons | {n} | {n_components} | {model.n_components_} | "
@@ -73,9 +68,8 @@ def bench_digits(n_splits=10, per_class=5):
         y_semi = pick_labeled(y, per_class, random_state=split)
         u = y_semi == -1
         for name, make in solvers.items():
-            start = time.perf_counter()
-            model = make().fit(X, y_semi)
-            times[name].append(time.perf_counter() - start)
+            seconds, model = timed(lambda make=make, y_semi=y_semi: make().fit(X, y_semi))
+            times[name].append(seconds)
             errors[name].append(np.mean(model.predict(X[u]) != y[u]))
     print(f"\ndigits 3 vs 8: n = {len(y)}, {per_class} labels per class, {n_splits} splits\n")
     print("| solver | mean error | std | median time (s) |")
@@ -85,11 +79,16 @@ def bench_digits(n_splits=10, per_class=5):
         print(f"| {name} | {e.mean():.1f}% | {e.std():.1f} | {np.median(times[name]):.3f} |")
 
 
-def main():
+def main(argv=None):
+    args = parser(__doc__, repeats=None).parse_args(argv)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        bench_speed()
-        bench_digits()
+        if args.quick:
+            bench_speed(SPEED_CASES[:1], repeats=1)
+            bench_digits(n_splits=1)
+        else:
+            bench_speed(repeats=args.repeats)
+            bench_digits()
 
 
 if __name__ == "__main__":

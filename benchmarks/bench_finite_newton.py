@@ -17,19 +17,17 @@ Each is run from w = 0 to a relative gradient of 1e-6 (the inner tolerance of sv
 the library); the table gives the median time of 5 runs, the iterations and the gradient
 reached, ``||X^T C (X w - t) + lam w|| / ||X^T C t||``.
 
-Run ``python -m benchmarks.bench_finite_newton``.
+Run ``python -m benchmarks.bench_finite_newton`` (``--help`` for the options).
 """
 
 from __future__ import annotations
-
-import statistics
-import time
 
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator, lsmr, lsqr
 from threadpoolctl import threadpool_limits
 
+from benchmarks._timing import median_time, parser
 from benchmarks.sparse_text import sparse_text_problem
 from s3vm_core.solvers.finite_newton import cgls
 from toy_data import digits_pair, pick_labeled
@@ -118,10 +116,12 @@ SOLVERS = {"LSQR": _krylov(_lsqr), "LSMR": _krylov(lsmr), "CGLS (library)": libr
            "Cholesky (normal equations)": cholesky}
 
 
-def main():
-    text, _, text_labels = sparse_text_problem(10_000)
+def main(argv=None):
+    args = parser(__doc__, repeats=5).parse_args(argv)
+    n_text, repeats = (1000, 1) if args.quick else (10_000, args.repeats)
+    text, _, text_labels = sparse_text_problem(n_text)
     digits, y = digits_pair(digits=(3, 8))
-    cases = [("text n = 10,000, d = 10,000 (sparse)", text, text_labels),
+    cases = [(f"text n = {n_text:,}, d = 10,000 (sparse)", text, text_labels),
              ("digits 3 vs 8, n = 357, d = 64 (dense)", digits, pick_labeled(y, 5, 0))]
     print("| data | solver | median time (ms) | iterations | relative gradient |")
     print("|---|---|---|---|---|")
@@ -131,12 +131,9 @@ def main():
             for name, solve in SOLVERS.items():
                 if name.startswith("Cholesky") and X.shape[1] > 1000:
                     continue  # a d x d matrix: not for sparse text
-                times = []
-                for _ in range(5):
-                    start = time.perf_counter()
-                    w, iterations = solve(X, c, t)
-                    times.append(time.perf_counter() - start)
-                print(f"| {title} | {name} | {1000 * statistics.median(times):.1f} | "
+                seconds, (w, iterations) = median_time(
+                    lambda solve=solve, X=X, c=c, t=t: solve(X, c, t), repeats)
+                print(f"| {title} | {name} | {1000 * seconds:.1f} | "
                       f"{iterations} | {_relative_gradient(X, c, t, w):.1e} |", flush=True)
 
 

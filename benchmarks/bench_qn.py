@@ -1,7 +1,8 @@
 """Fit times of QN-S3VM on its three paths (Gieseke et al. 2012, §3.3 and §4.2.4).
 
-Run with ``python -m benchmarks.bench_qn``. Whole fits (``fit`` exhausts the trace, every
-L-BFGS iterate recorded as a state); the median over repeats is printed as markdown.
+Run with ``python -m benchmarks.bench_qn`` (``--help`` for the options). Whole fits (``fit``
+exhausts the trace, every L-BFGS iterate recorded as a state); the median over repeats is
+printed as markdown.
 
 * dense kernel expansion (Lemma 1, O(n^2) per evaluation): two moons, n = 1000, RBF;
 * subset of regressors with r = 500 landmarks (Lemma 2, O(nr)): two moons, n = 2000 ... 10000;
@@ -14,7 +15,6 @@ matrix-vector products is several times slower under load.
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from benchmarks._timing import median_time, parser
 from s3vm_core.solvers.qn import QNS3VM
 from s3vm_core.solvers.svm import SVMBaseline
 from toy_data import gaussian_2c, pick_labeled, two_moons
@@ -30,15 +31,10 @@ REPEATS = 3
 
 
 def _median_fit(make, X, y, repeats=REPEATS):
-    times, model = [], None
-    for _ in range(repeats):
-        model = make()
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(X, y)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), model
+    """Median time of ``make().fit(X, y)`` over ``repeats`` fits, and the last model."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return median_time(lambda: make().fit(X, y), repeats)
 
 
 def _row(path, n, p, seconds, model, error):
@@ -51,27 +47,27 @@ def _moons(n):
     return X, y, labels, labels == -1
 
 
-def bench_kernel_paths(dense_n=1000, landmark_sizes=(2000, 5000, 10000), r=500):
+def bench_kernel_paths(dense_n=1000, landmark_sizes=(2000, 5000, 10000), r=500,
+                       repeats=REPEATS):
     print("\n### Two moons, RBF (sigma = 0.2, lam = 2^-10, lam_u = 1), 5 labels per class\n")
     print("| path | n | parameters | states | median time (s) | unlabeled error |")
     print("|---|---|---|---|---|---|")
     X, y, labels, u = _moons(dense_n)
-    seconds, model = _median_fit(lambda: QNS3VM(sigma=0.2, lam=2**-10), X, labels)
+    seconds, model = _median_fit(lambda: QNS3VM(sigma=0.2, lam=2**-10), X, labels, repeats)
     _row("dense (Lemma 1)", dense_n, dense_n, seconds, model,
          np.mean(model.transduction_[u] != y[u]))
     for n in landmark_sizes:
         X, y, labels, u = _moons(n)
-        repeats = REPEATS if n <= 5000 else 1
 
         def make():
             return QNS3VM(sigma=0.2, lam=2**-10, n_landmarks=r, random_state=0)
 
-        seconds, model = _median_fit(make, X, labels, repeats)
+        seconds, model = _median_fit(make, X, labels, repeats if n <= 5000 else 1)
         _row(f"landmarks r = {r} (Lemma 2)", n, r, seconds, model,
              np.mean(model.transduction_[u] != y[u]))
 
 
-def bench_sparse(n=1000, d=20_000, words_per_doc=50):
+def bench_sparse(n=1000, d=20_000, words_per_doc=50, repeats=REPEATS):
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, n)
     # a bag of words: common words shared by both classes, a few class-specific ones
@@ -88,7 +84,7 @@ def bench_sparse(n=1000, d=20_000, words_per_doc=50):
           "class\n")
     print("| path | n | parameters | states | median time (s) | unlabeled error |")
     print("|---|---|---|---|---|---|")
-    seconds, model = _median_fit(lambda: QNS3VM(kernel="linear", lam=2**-6), X, labels)
+    seconds, model = _median_fit(lambda: QNS3VM(kernel="linear", lam=2**-6), X, labels, repeats)
     _row("sparse linear", n, n, seconds, model, np.mean(model.transduction_[u] != y[u]))
     seconds, model = _median_fit(lambda: QNS3VM(kernel="linear", lam=2**-6), X.toarray(),
                                  labels, 1)
@@ -118,11 +114,17 @@ def bench_gaussian2c(seeds=range(5)):
               f"{', '.join(f'{e:.3f}' for e in errors)} |")
 
 
-def main():
+def main(argv=None):
+    args = parser(__doc__, repeats=REPEATS).parse_args(argv)
     with threadpool_limits(1):
-        bench_kernel_paths()
-        bench_sparse()
-        bench_gaussian2c()
+        if args.quick:
+            bench_kernel_paths(dense_n=300, landmark_sizes=(1000,), r=100, repeats=1)
+            bench_sparse(n=300, d=2000, repeats=1)
+            bench_gaussian2c(seeds=range(1))
+        else:
+            bench_kernel_paths(repeats=args.repeats)
+            bench_sparse(repeats=args.repeats)
+            bench_gaussian2c()
 
 
 if __name__ == "__main__":

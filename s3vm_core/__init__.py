@@ -4,9 +4,12 @@ Every estimator follows scikit-learn (``fit``, ``predict``, ``decision_function`
 ``transduction_``) and adds ``trace(X, y)``, a generator of ``SolverState``, and
 ``features(X_new)`` so that ``f(X_new) = features(X_new) @ state.coef + state.intercept``.
 Unlabeled points are marked ``-1`` in ``y``. ``OneVsRestS3VM`` takes any of them to k >= 2
-classes.
+classes. A fit that ends degenerate warns with ``DegenerateFitWarning`` (constant, or one class
+for every point) or ``BalanceWarning`` (a class balance taken from the labels that the data
+contradict), an iteration limit with scikit-learn's ``ConvergenceWarning``.
 """
 
+from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
@@ -34,7 +37,9 @@ ESTIMATORS = {
 __all__ = [
     "ESTIMATORS",
     "LDS",
+    "BalanceWarning",
     "ContinuationS3VM",
+    "DegenerateFitWarning",
     "DeterministicAnnealingS3VM",
     "GradientTSVM",
     "GraphKernelSVM",

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from functools import cache
 from itertools import chain
 from numbers import Integral, Real
@@ -47,6 +48,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
+from s3vm_core.diagnostics import diagnose_fit
 from s3vm_core.kernels import (
     KERNELS,
     check_kernel_spread,
@@ -65,6 +67,7 @@ from s3vm_core.problem import (
     check_scale,
     largest_value,
     make_problem,
+    numbers_only,
     unlabeled_mask,
 )
 from s3vm_core.trace import SolverState, thin
@@ -234,10 +237,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         self._clear_fitted()
         self._check_sparse_supported(X)
-        X, y = validate_data(
-            self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
-            y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
-        )
+        with numbers_only():
+            X, y = validate_data(
+                self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
+                y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
+            )
         problem = make_problem(X, y)
         self._largest_value = largest_value(X)
         self.classes_ = problem.classes
@@ -263,10 +267,11 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             )
         self._finish_setup()
         self._check_sparse_supported(X)
-        X = validate_data(
-            self, X, reset=False, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
-            ensure_all_finite=False,
-        )
+        with numbers_only():
+            X = validate_data(
+                self, X, reset=False, accept_sparse=self._accepts_sparse and "csr",
+                dtype=np.float64, ensure_all_finite=False,
+            )
         check_finite(X)
         check_scale(X, training=False)
         F = self._features(X)
@@ -324,6 +329,15 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 "Every label in y is -1 (unlabeled), so there is nothing to score. Give the "
                 "true labels of the points to score."
             )
+        given, classes = set(y[labeled].tolist()), self.classes_.tolist()
+        if not given & set(classes):
+            shown = ", ".join(sorted(map(repr, given))[:3]) + ", ..." * (len(given) > 3)
+            raise ValueError(
+                f"None of the labels in y ({shown}) is a class of this model "
+                f"({', '.join(map(repr, classes))}), so no prediction could match them. Give "
+                "the true labels in the classes the model was fitted with (-1 for points "
+                "without one)."
+            )
         weights = None if sample_weight is None else np.asarray(sample_weight)[labeled]
         return float(accuracy_score(y[labeled], predicted[labeled], sample_weight=weights))
 
@@ -356,6 +370,17 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
                 raise InvalidParameterError(
                     f"The {name!r} parameter of {type(self).__name__} must be a number, not "
                     f"the boolean {value!r}."
+                )
+            if isinstance(value, Integral) and abs(int(value)) > sys.float_info.max:
+                # every solver computes in float64: float(2**1100) is an OverflowError, and
+                # scikit-learn's own message would print all of its digits
+                allowed = [str(c) for c in self._parameter_constraints.get(name, [])
+                           if isinstance(c, Interval)]
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} is an integer of "
+                    f"{len(str(abs(int(value))))} digits, beyond the largest number floating "
+                    f"point holds ({sys.float_info.max:.3g}). Give "
+                    f"{' or '.join(allowed) if allowed else 'a smaller value'}."
                 )
         super()._validate_params()
 
@@ -477,6 +502,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             yield state
         # A solver that needs no iteration (a closed form, all points labeled) still ran once.
         self._postprocess(final, max(iterations, 1), outcome)
+        diagnose_fit(self, final, problem)  # DESIGN.md "Nothing silent": one place for all
 
     def _postprocess(self, final: SolverState, n_iter: int, outcome) -> None:
         """Set the fitted model once the loop has ended: from the "final" state, the number
@@ -524,6 +550,18 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         check_dense_memory(A.shape[0], B.shape[0], advice=self._too_large,
                            itemsize=np.dtype(dtype).itemsize)
         return kernel_matrix(A, B, self.kernel, self.sigma_, self.degree, self.coef0, dtype)
+
+    # -- what a degenerate fit says (s3vm_core.diagnostics) ---------------------------------
+
+    #: The parameters that make this solver's fit constant or one-class, most likely first,
+    #: each with why (``diagnostics.DegenerateFitWarning`` names them).
+    _degenerate_causes: dict[str, str] = {}
+
+    def _balance_from_labels(self) -> str | None:
+        """What to set when the solver takes the share of the positive class among the
+        unlabeled points from the labeled points (``diagnostics.BalanceWarning``), or None
+        when it takes none from them."""
+        return None
 
     # -- to be written by each solver -----------------------------------------------------
 

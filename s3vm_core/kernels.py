@@ -135,33 +135,6 @@ KERNEL_BLOCK_BYTES = 2**28
 
 
 def _integer_power(K, degree: int) -> np.ndarray:
-    """``K ** degree`` by repeated squaring, overwriting ``K``: four passes over one more
-    array for degree 9 (the LapSVM paper's MNIST3VS8 kernel, §6.3) where numpy's ``**``
-    calls ``pow`` on every entry, 11 times slower (5.4 of 11.6 s of a 6,000 x 6,000 kernel).
-    ``K`` holds the product of the powers taken so far, ``square`` the next ``K^(2^i)``."""
-    if degree == 1:
-        return K
-    square = np.multiply(K, K)
-    started = bool(degree & 1)  # K itself is the first factor
-    degree >>= 1
-    while True:
-        if degree & 1:
-            if started:
-                K *= square
-            else:
-                np.copyto(K, square)
-                started = True
-        degree >>= 1
-        if not degree:
-            return K
-        square *= square
-
-
-#: Bytes of float64 rows a large kernel matrix is computed in at once (``kernel_matrix``).
-KERNEL_BLOCK_BYTES = 2**28
-
-
-def _integer_power(K, degree: int) -> np.ndarray:
     """``K ** degree`` by repeated squaring, overwriting ``K``: four products for degree 9
     (the LapSVM paper's MNIST3VS8 kernel, §6.3) where numpy's ``**`` calls ``pow`` on every
     entry, 11 times slower (5.4 of 11.6 s of a 6,000 x 6,000 kernel)."""

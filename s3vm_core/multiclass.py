@@ -39,16 +39,20 @@ from scipy.linalg import block_diag
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, InvalidParameterError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from s3vm_core.diagnostics import OneVsRestProblem
 from s3vm_core.kernels import default_sigma
 from s3vm_core.problem import (
     UNLABELED,
     _names_string_minus_one,
+    check_known_labels,
+    check_label_kinds,
     encode_labels,
     make_problem,
+    numbers_only,
     unlabeled_mask,
 )
 from s3vm_core.trace import SolverState, frozen
@@ -280,6 +284,23 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         self.estimator = estimator
         self.n_jobs = n_jobs
 
+    def _validate_params(self):
+        """scikit-learn's validation, and sentences for what it lets through: a one-vs-rest
+        estimator inside another, and ``n_jobs=0`` (joblib: "has no meaning")."""
+        super()._validate_params()
+        if isinstance(self.estimator, OneVsRestS3VM):
+            raise InvalidParameterError(
+                f"OneVsRestS3VM wraps a binary estimator, and it was given another "
+                f"OneVsRestS3VM ({self.estimator!r}). One is enough: it already solves one "
+                "binary problem per class, so pass the binary estimator itself, e.g. "
+                "OneVsRestS3VM(LapSVM())."
+            )
+        if self.n_jobs == 0:
+            raise InvalidParameterError(
+                "The 'n_jobs' parameter of OneVsRestS3VM is 0, which would run no worker. Use "
+                "None or 1 for one process, k > 1 for k workers, or -1 for every core."
+            )
+
     # -- fitting ----------------------------------------------------------------------------
 
     def trace(self, X, y, *, every: int = 1, **fit_params):
@@ -318,14 +339,18 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         for attribute in ("estimators_", "coef_", "intercept_", "transduction_"):
             self.__dict__.pop(attribute, None)
         self._feature_maps = None
-        X, y = validate_data(
-            self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
-            y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
-        )
+        with numbers_only():
+            X, y = validate_data(
+                self, X, y, accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
+                y_numeric=False, ensure_min_samples=2, ensure_all_finite=False,
+            )
         self.classes_ = _labeled_classes(y)
         targets = one_vs_rest_targets(y, self.classes_)
         make_problem(X, targets[0])  # the binary problems' checks of X, before the width
-        estimators = [self._binary_estimator(X) for _ in self.classes_]
+        estimators = [self._binary_estimator(X, c) for c in self.classes_]
+        if fit_params.get("y_val") is not None:
+            # as the binary estimator would, before -1 could become "rest" in every problem
+            check_known_labels(fit_params["y_val"], self.classes_)
         fit_params = [_binary_fit_params(fit_params, c) for c in self.classes_]
         if effective_n_jobs(self.n_jobs) > 1:
             done = Parallel(n_jobs=self.n_jobs)(
@@ -357,8 +382,10 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         self.transduction_ = self.classes_[np.argmax(final.train_decision, axis=1)]
         self.n_iter_ = np.array([getattr(e, "n_iter_", 1) for e in self.estimators_])
 
-    def _binary_estimator(self, X):
-        """A clone of ``estimator`` for one binary problem, with the k-class kernel width."""
+    def _binary_estimator(self, X, c):
+        """A clone of ``estimator`` for the problem of class ``c`` against the rest, with the
+        k-class kernel width. What it warns names that problem and the classes by the
+        user's labels (``diagnostics.OneVsRestProblem``)."""
         estimator = clone(self.estimator)
         params = estimator.get_params(deep=False)
         if params.get("r") is not None:
@@ -368,8 +395,11 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
                 "fraction: leave r=None, and each binary problem takes its class's fraction "
                 "among the labeled points (DA paper, eq. (5))."
             )
+        given = {}
         if params.get("kernel") == "rbf" and "sigma" in params and params["sigma"] is None:
-            estimator.set_params(sigma=default_sigma(X, n_classes=len(self.classes_)))
+            given["sigma"] = default_sigma(X, n_classes=len(self.classes_))
+            estimator.set_params(**given)
+        estimator._one_vs_rest = OneVsRestProblem(np.asarray(c).tolist(), given)
         return estimator
 
     @property
@@ -386,8 +416,10 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
                 f"This {type(self).__name__} has not started fitting yet; call fit or trace "
                 "first."
             )
-        X = validate_data(self, X, reset=False, accept_sparse=self._accepts_sparse and "csr",
-                          dtype=np.float64, ensure_all_finite=False)
+        with numbers_only():
+            X = validate_data(self, X, reset=False,
+                              accept_sparse=self._accepts_sparse and "csr", dtype=np.float64,
+                              ensure_all_finite=False)
         if self._shared_features:
             return self._feature_maps[0].features(X)
         blocks = [estimator.features(X) for estimator in self._feature_maps]
@@ -423,6 +455,7 @@ def _labeled_classes(y) -> np.ndarray:
     ``problem.encode_labels`` says what is wrong in its sentences."""
     unlabeled = unlabeled_mask(y)
     if not unlabeled.all():
+        check_label_kinds(y[~unlabeled])  # the binary problems' sentences, before numpy's
         check_classification_targets(y[~unlabeled])
         classes = np.unique(y[~unlabeled])
         if classes.size > 2 and not _names_string_minus_one(classes):

@@ -9,6 +9,7 @@ Every message here is meant for a student: it says what is wrong and what to do.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Real
 
@@ -102,21 +103,63 @@ def _names_string_minus_one(classes) -> bool:
 
 
 def check_label_kinds(labels, name: str = "y") -> None:
-    """Refuse class labels that mix numbers and strings, which cannot be sorted or compared
-    (``labels`` are the labeled entries: the number -1 beside string classes is the
-    convention for unlabeled points, not a mix)."""
+    """Refuse class labels that cannot be taken as classes (``labels`` are the labeled
+    entries: the number -1 beside string classes is the convention for unlabeled points):
+    numbers mixed with strings, which cannot be sorted or compared; booleans beside other
+    labels (True is 1 to Python); numbers that are not whole, which read as measurements."""
     values = np.asarray(labels)
-    if values.dtype.kind != "O":
+    if values.dtype.kind not in "Of":
         return
-    values = values.tolist()
-    strings = [v for v in values if isinstance(v, str)]
-    numbers = [v for v in values if isinstance(v, Real)]
-    if strings and numbers:
-        examples = sorted(set(map(repr, numbers)))[:3] + sorted(set(map(repr, strings)))[:3]
+    if values.dtype.kind == "O":
+        items = values.ravel().tolist()
+        booleans = sorted({repr(bool(v)) for v in items if isinstance(v, bool | np.bool_)})
+        if booleans:
+            # a list of booleans and numbers (the -1 of unlabeled points at least): numpy
+            # keeps it as objects, and True == 1, False == 0 would merge classes
+            others = sorted({repr(v) for v in items if not isinstance(v, bool | np.bool_)})[:3]
+            beside = f"other labels ({', '.join(others)})" if others else "the number -1"
+            raise ValueError(
+                f"The labels in {name} are booleans ({', '.join(booleans)}) beside {beside}; "
+                "to Python True is 1 and False is 0, so booleans cannot stand for classes "
+                "among numbers. Write the classes as 0 and 1, or as names (the number -1 "
+                "marks an unlabeled point)."
+            )
+        strings = [v for v in items if isinstance(v, str)]
+        numbers = [v for v in items if isinstance(v, Real)]
+        if strings and numbers:
+            examples = sorted(set(map(repr, numbers)))[:3] + sorted(set(map(repr, strings)))[:3]
+            raise ValueError(
+                f"The labels in {name} mix numbers and strings ({', '.join(examples)}), so "
+                "their classes cannot be told apart or ordered. Write every class the same "
+                "way, all as numbers or all as strings (the number -1 still marks an unlabeled "
+                "point)."
+            )
+        numbers = np.array([v for v in numbers if isinstance(v, float)], dtype=float)
+    else:
+        numbers = values.ravel()
+    numbers = numbers[np.isfinite(numbers)]
+    fractional = np.unique(numbers[numbers != np.round(numbers)]).tolist()
+    if fractional:
+        shown = ", ".join(f"{v:g}" for v in fractional[:3])
         raise ValueError(
-            f"The labels in {name} mix numbers and strings ({', '.join(examples)}), so their "
-            "classes cannot be told apart or ordered. Write every class the same way, all as "
-            "numbers or all as strings (the number -1 still marks an unlabeled point)."
+            "Unknown label type: continuous. "  # the words scikit-learn's checks look for
+            f"The labels in {name} include {shown}{', ...' * (len(fractional) > 3)}, which are "
+            "not whole numbers, so they read as measurements rather than classes. Give each "
+            "class a whole number or a name (the number -1 marks an unlabeled point)."
+        )
+
+
+def check_known_labels(labels, classes, name: str = "y_val") -> None:
+    """Refuse labels (of a validation set) that are not among the training ``classes``: the
+    -1 of an unlabeled point among them, or a class the training points do not have."""
+    labels = np.asarray(labels)
+    check_label_kinds(labels, name)
+    known = np.isin(labels, classes)
+    if not known.all():
+        raise ValueError(
+            f"{name} contains labels {sorted(set(labels[~known].tolist()))!r} that are not "
+            f"among the training classes {np.asarray(classes).tolist()!r}; every validation "
+            "point must be labeled with one of them (no -1)."
         )
 
 
@@ -168,6 +211,24 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     return signed, classes
 
 
+@contextmanager
+def numbers_only(name: str = "X"):
+    """Turn numpy's "could not convert string to float" while ``name`` is read into a
+    sentence: a word in the data (a header row read as data, a class name left in X)."""
+    try:
+        yield
+    except ValueError as error:
+        text = str(error)
+        if not text.startswith("could not convert string to float"):
+            raise
+        word = text.partition(": ")[2] or "a word"
+        raise ValueError(
+            f"{name} must hold numbers only, but it holds the text {word[:60]}. Remove that "
+            f"entry or its column (a header row, or class names, which belong in y), or "
+            "convert it to a number."
+        ) from None
+
+
 def check_finite(X, name: str = "X") -> None:
     """Raise a clear ``ValueError`` when ``X`` holds NaN or infinity."""
     values = X.data if sp.issparse(X) else np.asarray(X)
@@ -207,17 +268,34 @@ def check_scale(X, name: str = "X", *, training: bool = True) -> None:
         )
 
 
-def check_distinct(X) -> None:
-    """Refuse training points that are all the same point: there is nothing to separate."""
+def _rows_coincide(X) -> bool:
+    """Whether every row of ``X`` (dense or scipy.sparse) is the same."""
     if sp.issparse(X):
         low, high = X.min(axis=0).toarray(), X.max(axis=0).toarray()
     else:
         low, high = X.min(axis=0), X.max(axis=0)
-    if np.array_equal(low, high):
+    return bool(np.array_equal(low, high))
+
+
+def check_distinct(X) -> None:
+    """Refuse training points that are all the same point: there is nothing to separate."""
+    if _rows_coincide(X):
         raise ValueError(
             f"All {X.shape[0]} points coincide (every row of X is the same), so there is "
             "nothing to separate and no kernel width can be derived from their distances. "
             "Give distinct points."
+        )
+
+
+def check_labels_apart(X, signed: np.ndarray) -> None:
+    """Refuse labeled points of both classes that all sit at one spot: the labels then say
+    nothing about where either class lies, and every solver's model is a constant or a guess."""
+    labeled = np.flatnonzero(signed)
+    if labeled.size and _rows_coincide(X[labeled]):
+        raise ValueError(
+            f"All {labeled.size} labeled points, of both classes, sit at the same spot (their "
+            "rows of X coincide), so the labels say nothing about where either class lies. "
+            "Label points of each class where that class lies."
         )
 
 
@@ -258,4 +336,5 @@ def make_problem(X, y) -> Problem:
             "(or -1 for unlabeled) per point."
         )
     check_distinct(X)
+    check_labels_apart(X, signed)
     return Problem(X=X, y=signed, classes=classes)

@@ -32,6 +32,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, iteration_limit
+from s3vm_core.diagnostics import (
+    LABEL_PROPORTIONS,
+    LARGE_NORM_WEIGHT,
+    WIDE_KERNEL,
+    class_phrases,
+)
 from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import DA_LOSSES, da_effective_loss, da_loss, da_loss_grad
 from s3vm_core.problem import check_dense_memory
@@ -372,6 +378,7 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     with the effective loss, the monitored value).
     """
 
+    _degenerate_causes = {"lam": LARGE_NORM_WEIGHT, "sigma": WIDE_KERNEL}
     _too_large = ("Use kernel='linear' (the primal, the paper's linear case; sparse input "
                   "allowed), or fewer points.")
     _parameter_constraints = {
@@ -452,6 +459,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
 
     def _features(self, X):
         return X if self.kernel == "linear" else self._kernel(X)
+
+    def _balance_from_labels(self):
+        if self.r is not None:
+            return None
+        if getattr(self, "_one_vs_rest", None) is not None:  # where r cannot be set
+            return LABEL_PROPORTIONS
+        return (f"Set r to the share of {class_phrases(self)[1]} you expect among the "
+                "unlabeled points (r=None takes it from the labels).")
 
     def _postprocess(self, final, n_iter, outcome):
         super()._postprocess(final, n_iter, outcome)

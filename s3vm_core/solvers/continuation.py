@@ -21,14 +21,12 @@ to variance gamma, ``(2 pi gamma)^(-d/2) exp(-||t||^2 / (2 gamma))``: the consta
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -42,6 +40,7 @@ from s3vm_core.base import (
     iteration_limit,
     resolve_costs,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LBFGS_TOL, SMALL_COST, WIDE_KERNEL
 from s3vm_core.kernels import FLAT_KERNEL, select_landmarks
 from s3vm_core.losses import (
     gaussian_smoothed_hinge,
@@ -51,11 +50,11 @@ from s3vm_core.losses import (
     gaussian_smoothed_symmetric_exp,
     gaussian_smoothed_symmetric_exp_grad,
 )
+from s3vm_core.solvers.lbfgs import lbfgs_schedule
 from s3vm_core.solvers.primal import (
     SUBSET_ADVICE,
     CentredRows,
     PrimalMap,
-    lbfgs_path,
     row_norms,
     s3vm_objective,
 )
@@ -307,6 +306,7 @@ class ContinuationS3VM(S3VMClassifier):
     ``extras["objective_unsmoothed"]`` is (2) at the state's ``w``.
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -383,6 +383,10 @@ class ContinuationS3VM(S3VMClassifier):
     def _features(self, X):
         return self.primal_map_.features(X)
 
+    def _balance_from_labels(self):
+        return ("The balance constraint (3) sets the mean output on the unlabeled points to the "
+                f"mean label. {LABEL_PROPORTIONS}")
+
     # -- the continuation path (Algorithm 1) ----------------------------------------------
 
     def _objective(self, gamma):
@@ -403,27 +407,15 @@ class ContinuationS3VM(S3VMClassifier):
         )
 
     def _iterate(self, problem):
-        w = np.zeros(self.n_components_)
-        gammas = self.gammas_
-        yield self._state(w, *self._objective(gammas[0])(w), event="init",
-                          stage_value=gammas[0])
-        stages = [*gammas, 0.0] if self.finish_unsmoothed else list(gammas)
-        for k, gamma in enumerate(stages):
-            objective = self._objective(gamma if gamma > 0 else None)
-            path, w, hit_limit = lbfgs_path(objective, w, max_iter=self.max_iter, tol=self.tol)
-            for it, (x, (value, grad)) in enumerate(path, start=1):
-                yield self._state(x, value, grad, event="iter", stage_index=k,
-                                  stage_value=gamma, iteration=it)
-            if hit_limit:
-                warnings.warn(
-                    f"cS3VM stopped at max_iter={self.max_iter} L-BFGS iterations for "
-                    f"gamma={gamma:.3g} (stage {k}) before converging; increase max_iter.",
-                    ConvergenceWarning, stacklevel=3,
-                )
-            end = objective(w)
-            yield self._state(w, *end, event="stage_end", stage_index=k, stage_value=gamma,
-                              iteration=len(path))
+        stages = [*self.gammas_, 0.0] if self.finish_unsmoothed else self.gammas_
+        end = yield from lbfgs_schedule(
+            # a gamma = 0 stage minimizes the objective (2) itself
+            stages, lambda gamma: self._objective(gamma or None), np.zeros(self.n_components_),
+            lambda p: self._state(p.x, *p.evaluation, event=p.event, stage_index=p.stage_index,
+                                  stage_value=p.stage_value, iteration=p.iteration),
+            solver="cS3VM", parameter="gamma", max_iter=self.max_iter, tol=self.tol)
         # The fitted model reports the objective (2) it was built to minimize (also after
         # stopping at gamma_end), so objective_ compares with ∇TSVM's.
-        yield self._state(w, *self._objective(None)(w), event="final", stage_index=k,
-                          stage_value=gamma, iteration=len(path))
+        yield self._state(end.x, *self._objective(None)(end.x), event="final",
+                          stage_index=end.stage_index, stage_value=end.stage_value,
+                          iteration=end.iteration)

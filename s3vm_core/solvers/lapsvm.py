@@ -41,6 +41,7 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, iteration_limit
+from s3vm_core.diagnostics import LARGE_NORM_WEIGHT, WIDE_KERNEL
 from s3vm_core.graph import (
     IteratedLaplacian,
     check_n_neighbors,
@@ -49,7 +50,14 @@ from s3vm_core.graph import (
 )
 from s3vm_core.kernels import KERNEL_BLOCK_BYTES, symmetric_product
 from s3vm_core.losses import squared_hinge_line_search
-from s3vm_core.problem import check_dense_memory, check_finite, check_label_kinds, check_scale
+from s3vm_core.problem import (
+    check_dense_memory,
+    check_finite,
+    check_known_labels,
+    check_label_kinds,
+    check_scale,
+    numbers_only,
+)
 from s3vm_core.stopping import (
     CRITERIA,
     Progress,
@@ -383,6 +391,11 @@ class _LaplacianKernelMachine(S3VMClassifier):
     """Shared by LapSVM and LapRLSC: kernel, graph Laplacian, validation set, PCG trace."""
 
     _hinge = True
+    _degenerate_causes = {
+        "gamma_I": "a large gamma_I makes f constant along the data's graph",
+        "gamma_A": LARGE_NORM_WEIGHT,
+        "sigma": WIDE_KERNEL,
+    }
     _too_large = "Use fewer points, or kernel='linear' with solver='pcg', which never forms K."
 
     # -- setup --------------------------------------------------------------------------------
@@ -429,8 +442,10 @@ class _LaplacianKernelMachine(S3VMClassifier):
         if X_val is None:
             self._X_val = self._y_val = None
             return
-        X_val = check_array(X_val, dtype=np.float64, ensure_all_finite=False, input_name="X_val",
-                            accept_sparse="csr" if self.kernel == "linear" else False)
+        with numbers_only("X_val"):
+            X_val = check_array(X_val, dtype=np.float64, ensure_all_finite=False,
+                                input_name="X_val",
+                                accept_sparse="csr" if self.kernel == "linear" else False)
         check_finite(X_val, "X_val")
         check_scale(X_val, "X_val", training=False)
         y_val = np.asarray(y_val)
@@ -445,13 +460,7 @@ class _LaplacianKernelMachine(S3VMClassifier):
                 f"y_val must hold one label per validation point ({X_val.shape[0]}), got shape "
                 f"{y_val.shape}."
             )
-        known = np.isin(y_val, classes)
-        if not known.all():
-            raise ValueError(
-                f"y_val contains labels {sorted(set(y_val[~known].tolist()))!r} that are not "
-                f"among the training classes {classes.tolist()!r}; every validation point "
-                "must be labeled with one of them (no -1)."
-            )
+        check_known_labels(y_val, classes)
         self._X_val = X_val
         self._y_val = np.where(y_val == classes[1], 1.0, -1.0)
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from s3vm_core.kernels import (
     FLAT_KERNEL,
@@ -290,39 +289,3 @@ def s3vm_objective(w, Z, y, *, C: float, C_star: float, s: float = 3.0, bias: fl
     dfi[labeled] = C * y[labeled] * loss_grad(margin)
     dfi[~labeled] = C_star * symmetric_exp_grad(f_u, s)
     return float(value), w + Z.T @ dfi
-
-
-def lbfgs_path(evaluate, x0, *, max_iter: int, tol: float, memory: int = 10,
-               split=lambda out: out, ftol: float | None = None):
-    """One L-BFGS-B run that records every accepted iterate (∇TSVM, cS3VM, QN-S3VM stages).
-
-    The run stops when the largest entry of the gradient is at most ``tol`` (scipy's
-    ``gtol``), when the relative decrease of the objective is at most ``ftol`` (scipy's own
-    default when None), or after ``max_iter`` iterations.
-
-    ``evaluate(x)`` returns anything from which ``split`` takes ``(value, gradient)``; the
-    evaluation scipy already made at an accepted iterate is reused rather than repeated.
-
-    Returns ``(path, x, hit_limit)``: ``path`` lists ``(x_k, evaluate(x_k))`` for the accepted
-    iterates k = 1, 2, ..., ``x`` is the minimizer found and ``hit_limit`` tells whether the
-    iteration limit stopped the run (scipy's status 1).
-    """
-    last = {}
-
-    def fun(x):
-        last["x"], last["out"] = np.array(x, copy=True), evaluate(x)
-        return split(last["out"])
-
-    path = []
-
-    def record(intermediate_result):
-        x = np.array(intermediate_result.x, copy=True)  # scipy reuses its iterate buffer
-        same = "x" in last and np.array_equal(last["x"], x)
-        path.append((x, last["out"] if same else evaluate(x)))
-
-    options = {"maxcor": int(memory), "maxiter": int(max_iter), "gtol": tol}
-    if ftol is not None:
-        options["ftol"] = ftol
-    result = minimize(fun, np.array(x0, dtype=float), jac=True, method="L-BFGS-B",
-                      callback=record, options=options)
-    return path, np.array(result.x, copy=True), result.status == 1

@@ -16,12 +16,11 @@ Each path is a small object with ``forward(c) -> (f, q)``, ``penalty(c, q)`` and
 from __future__ import annotations
 
 import math
-import warnings
+import re
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from s3vm_core.base import (
@@ -31,6 +30,7 @@ from s3vm_core.base import (
     S3VMClassifier,
     iteration_limit,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LARGE_NORM_WEIGHT, LBFGS_TOL, WIDE_KERNEL
 from s3vm_core.kernels import KERNELS, select_landmarks, unlabeled_mean
 from s3vm_core.losses import (
     modified_logistic,
@@ -38,7 +38,7 @@ from s3vm_core.losses import (
     symmetric_exp,
     symmetric_exp_grad,
 )
-from s3vm_core.solvers.primal import lbfgs_path
+from s3vm_core.solvers.lbfgs import lbfgs_schedule
 from s3vm_core.trace import SolverState
 
 #: The relative-decrease threshold of the authors' qns3vm.py: L-BFGS-B's ``factr = 1e12``
@@ -269,6 +269,7 @@ class QNS3VM(S3VMClassifier):
     ``"unlabeled_loss"``, the two unweighted data means of eq. (5).
     """
 
+    _degenerate_causes = {"lam": LARGE_NORM_WEIGHT, "tol": LBFGS_TOL, "sigma": WIDE_KERNEL}
     _sparse_kernels = KERNELS  # kernel rows of sparse points are dense
 
     _too_large = ("Pass n_landmarks=200 (the subset of regressors, eq. (9)-(10)), or use "
@@ -346,6 +347,10 @@ class QNS3VM(S3VMClassifier):
     def _features(self, X):
         return X if self._linear_path else self._kernel(X)
 
+    def _balance_from_labels(self):
+        return ("The offset b is the mean label, the mean output on the unlabeled points "
+                f"(class balancing). {LABEL_PROPORTIONS}")
+
     # -- Algorithm 1 ----------------------------------------------------------------------
 
     def _surrogate(self, problem, lam_u) -> _Surrogate:
@@ -369,40 +374,22 @@ class QNS3VM(S3VMClassifier):
     def _iterate(self, problem):
         # Algorithm 1, line 1: the supervised model is (5) with lam' = 0, stage value 0.
         schedule = [0.0, *self._alphas]
-        c = np.zeros(self._model.n_params)
-        objective = self._surrogate(problem, 0.0)
-        ev = objective(c)
-        yield self._state(ev, event="init", stage_index=0, stage_value=0.0, iteration=0)
-        hit_limit = []
-        for index, alpha in enumerate(schedule):
-            objective = self._surrogate(problem, alpha * float(self.lam_u))
-            path, c, stopped_early = lbfgs_path(
-                objective, c, max_iter=self.max_iter, tol=self.tol, ftol=self.ftol, memory=self.m,
-                split=lambda ev: (ev.value, ev.grad))
-            for k, (_, ev) in enumerate(path, start=1):
-                yield self._state(ev, event="iter", stage_index=index, stage_value=alpha,
-                                  iteration=k)
-            # the minimizer is the last accepted iterate, already evaluated on the path
-            ev = path[-1][1] if path and np.array_equal(path[-1][0], c) else objective(c)
-            if stopped_early:
-                hit_limit.append(alpha)
-            yield self._state(ev, event="stage_end", stage_index=index, stage_value=alpha,
-                              iteration=len(path))
-        if hit_limit:
-            warnings.warn(
-                f"L-BFGS reached max_iter={self.max_iter} iterations in the stage(s) alpha = "
-                f"{', '.join(f'{a:g}' for a in hit_limit)} before converging; increase max_iter "
-                "or tol.", ConvergenceWarning, stacklevel=3,
-            )
-        yield self._state(ev, event="final", stage_index=len(schedule) - 1,
-                          stage_value=schedule[-1], iteration=len(path))
+        end = yield from lbfgs_schedule(
+            schedule, lambda alpha: self._surrogate(problem, alpha * float(self.lam_u)),
+            np.zeros(self._model.n_params),
+            lambda p: self._state(p.evaluation, event=p.event, stage_index=p.stage_index,
+                                  stage_value=p.stage_value, iteration=p.iteration),
+            solver="QN-S3VM", parameter="alpha", max_iter=self.max_iter, tol=self.tol,
+            ftol=self.ftol, memory=self.m, split=lambda ev: (ev.value, ev.grad))
+        yield self._state(end.evaluation, event="final", stage_index=end.stage_index,
+                          stage_value=end.stage_value, iteration=end.iteration)
 
 
 def _check_alphas(alphas) -> list[float]:
     """Algorithm 1 requires ``0 < alpha_1 < ... < alpha_tau``."""
     try:
         values = np.asarray(alphas, dtype=float).ravel()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         values = np.array([math.nan])
     if (values.size == 0 or values.size > MAX_STAGES or not np.all(np.isfinite(values))
             or np.any(values <= 0) or np.any(values > MAX_ALPHA) or np.any(np.diff(values) <= 0)):
@@ -418,5 +405,6 @@ def _check_alphas(alphas) -> list[float]:
 
 
 def _short_repr(value, limit: int = 60) -> str:
-    text = repr(value)
+    # an integer beyond float64 would fill the message with its digits
+    text = re.sub(r"\d{16,}", lambda m: f"<an integer of {len(m.group())} digits>", repr(value))
     return text if len(text) <= limit else text[:limit] + "..."

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, resolve_costs
+from s3vm_core.diagnostics import SMALL_COST, WIDE_KERNEL
 from s3vm_core.kernels import symmetric_product
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import decision
@@ -205,6 +206,7 @@ class SVMBaseline(S3VMClassifier):
     Trace: stage ``"fit"``; an "init" state (f = 0) and the "final" SVM.
     """
 
+    _degenerate_causes = {"C": SMALL_COST, "sigma": WIDE_KERNEL}
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
         "C": [cost("C"), None],

@@ -29,6 +29,7 @@ from s3vm_core.base import (
     iteration_limit,
     resolve_costs,
 )
+from s3vm_core.diagnostics import LABEL_PROPORTIONS, LBFGS_TOL, SMALL_COST, WIDE_KERNEL
 from s3vm_core.graph import (
     Steps,
     classical_mds,
@@ -47,7 +48,8 @@ from s3vm_core.kernels import (
 )
 from s3vm_core.losses import hinge
 from s3vm_core.solvers.finite_newton import squared_hinge_mfn, squared_row_norms
-from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, lbfgs_path, s3vm_objective
+from s3vm_core.solvers.lbfgs import lbfgs_schedule
+from s3vm_core.solvers.primal import SUBSET_ADVICE, PrimalMap, s3vm_objective
 from s3vm_core.solvers.svm import (
     KernelDesign,
     LinearDesign,
@@ -140,6 +142,7 @@ class GradientTSVM(S3VMClassifier):
     "stage_end" at each stage's minimizer; "init" is ``w = 0``. ``extras["C_star"]`` repeats C*.
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = SUBSET_ADVICE
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -179,6 +182,10 @@ class GradientTSVM(S3VMClassifier):
     def _features(self, X):
         return self.map_.features(X)
 
+    def _balance_from_labels(self):
+        return ("The balance constraint (5) sets the mean output on the unlabeled points to the "
+                f"mean label. {LABEL_PROPORTIONS}")
+
     # -- the C* schedule (Algorithm 1, lines 7-9) -----------------------------------------
 
     def _iterate(self, problem):
@@ -200,24 +207,12 @@ class GradientTSVM(S3VMClassifier):
                 extras={"C_star": c_star},
             )
 
-        w = np.zeros(Z.shape[1])
-        yield state(w, evaluate(schedule[0])(w), 0, schedule[0], 0, "init")
-        unconverged = []
-        for index, c_star in enumerate(schedule):
-            path, w, hit_limit = lbfgs_path(evaluate(c_star), w, max_iter=self.max_iter,
-                                            tol=self.tol)
-            for iteration, (w_k, value_grad) in enumerate(path, start=1):
-                yield state(w_k, value_grad, index, c_star, iteration, "iter")
-            if hit_limit:
-                unconverged.append(c_star)
-            yield state(w, evaluate(c_star)(w), index, c_star, len(path), "stage_end")
-        if unconverged:
-            warnings.warn(
-                f"L-BFGS hit max_iter={self.max_iter} in {len(unconverged)} of the "
-                f"{N_C_STAR_STAGES} C* stages; increase max_iter or tol.",
-                ConvergenceWarning, stacklevel=3,
-            )
-        yield state(w, evaluate(schedule[-1])(w), N_C_STAR_STAGES - 1, schedule[-1], 0, "final")
+        end = yield from lbfgs_schedule(
+            schedule, evaluate, np.zeros(Z.shape[1]),
+            lambda p: state(p.x, p.evaluation, p.stage_index, p.stage_value, p.iteration,
+                            p.event),
+            solver=type(self).__name__, parameter="C*", max_iter=self.max_iter, tol=self.tol)
+        yield state(end.x, end.evaluation, end.stage_index, end.stage_value, 0, "final")
 
 
 #: Constraints of the rho-path graph (LDS paper §2.1): rho in [0, inf], k-NN or full graph.
@@ -322,6 +317,7 @@ class LDS(GradientTSVM):
     Then as ``GradientTSVM`` (stage ``"C_star"``).
     """
 
+    _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST}
     _sparse_kernels = ()  # rho-path distances and MDS work on dense points
     _too_large = ("Use n_landmarks with n_neighbors (path distances from landmark points "
                   "only), or fewer points: LDS keeps the path distance of every pair of points.")
@@ -451,6 +447,7 @@ class GraphKernelSVM(S3VMClassifier):
     then stage ``"fit"``: "init" (f = 0) and the "final" SVM.
     """
 
+    _degenerate_causes = {"C": SMALL_COST, "sigma": WIDE_KERNEL}
     _sparse_kernels = ()
     _parameter_constraints = {
         **_GRAPH_CONSTRAINTS,
@@ -610,6 +607,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
     retraining an "iter" state, the end of each C* round a "stage_end".
     """
 
+    _degenerate_causes = {"C": SMALL_COST, "C_star": SMALL_COST, "sigma": WIDE_KERNEL}
     _too_large = "Use kernel='linear' (the primal; sparse input allowed), or fewer points."
     _parameter_constraints = {
         **KERNEL_CONSTRAINTS,
@@ -652,6 +650,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     def _features(self, X):
         return X if self.kernel == "linear" else self._kernel(X)
+
+    def _balance_from_labels(self):
+        return ("Step 1 gives the unlabeled points the labeled points' class ratio (num+). "
+                f"{LABEL_PROPORTIONS}")
 
     def _postprocess(self, final, n_iter, outcome):
         super()._postprocess(final, n_iter, outcome)

@@ -152,3 +152,116 @@ def test_the_matrix_covers_every_estimator_and_many_parameters():
     cases = list(_parameter_cases())
     assert {p.values[0] for p in cases} == set(ESTIMATORS.values())
     assert len({(p.values[0], p.values[2]) for p in cases}) > 80
+
+
+# -- raw messages left by issue 33, item 8: each now a sentence saying what is wrong ----------
+
+
+def assert_sentence(error, *words):
+    """A message for the user: a sentence that holds ``words``, without numpy's or Python's
+    internals or a runaway number."""
+    message = str(error.value)
+    assert message.rstrip().endswith("."), message
+    for word in words:
+        assert word in message, message
+    assert not INTERNALS.search(message), message
+    assert not re.search(r"\d{21}", message), message
+    assert not re.search(r"not supported between|label type: unknown|has no meaning|could not "
+                         r"convert|out of bounds|too large to convert", message), message
+
+
+HUGE = 2**1100  # an int that float64 cannot hold
+
+
+@pytest.mark.parametrize(("cls", "parameter", "setting"), [
+    (s3vm_core.SVMBaseline, "sigma", {}),
+    (s3vm_core.SVMBaseline, "coef0", {"kernel": "poly"}),
+    (s3vm_core.GradientTSVM, "tol", {}),
+    (s3vm_core.LDS, "rho", {}),
+    (s3vm_core.LapSVM, "graph_sigma", {}),
+    (s3vm_core.DeterministicAnnealingS3VM, "R", {}),
+    (s3vm_core.DeterministicAnnealingS3VM, "eps", {}),
+])
+def test_an_integer_beyond_floating_point_is_refused_naming_the_parameter(cls, parameter,
+                                                                          setting):
+    with pytest.raises(ValueError) as error:
+        cls(**setting, **{parameter: HUGE}).fit(X_SMALL, LABELS)
+    assert_sentence(error, f"'{parameter}' parameter of {cls.__name__}", "332 digits",
+                    "beyond the largest number floating point holds")
+
+
+def _three_classes(labels=LABELS):
+    y = labels.copy()
+    y[np.flatnonzero(y == -1)[:2]] = 2
+    return y
+
+
+def test_one_vs_rest_with_labels_mixing_numbers_and_strings_gets_the_binary_sentence():
+    y = _three_classes().astype(object)
+    y[y == 1] = "b"
+    with pytest.raises(ValueError) as binary:
+        s3vm_core.SVMBaseline().fit(X_SMALL, np.where(y == 2, -1, y))
+    with pytest.raises(ValueError) as error:
+        s3vm_core.OneVsRestS3VM(s3vm_core.SVMBaseline()).fit(X_SMALL, y)
+    assert_sentence(error, "mix numbers and strings", "'b'", "Write every class the same way")
+    assert str(binary.value).split(" (")[0] == str(error.value).split(" (")[0]
+
+
+@pytest.mark.parametrize("one_vs_rest", [False, True])
+def test_boolean_labels_beside_minus_one_are_refused(one_vs_rest):
+    y = (LABELS == 1).astype(object)
+    y[LABELS == -1] = -1
+    model = s3vm_core.SVMBaseline()
+    with pytest.raises(ValueError) as error:
+        (s3vm_core.OneVsRestS3VM(model) if one_vs_rest else model).fit(X_SMALL, y)
+    assert_sentence(error, "booleans (False, True)", "True is 1 and False is 0",
+                    "Write the classes as 0 and 1")
+
+
+@pytest.mark.parametrize("one_vs_rest", [False, True])
+def test_fractional_labels_are_refused_as_measurements(one_vs_rest):
+    y = np.where(LABELS == -1, -1, LABELS + 0.5)
+    model = s3vm_core.SVMBaseline()
+    with pytest.raises(ValueError) as error:
+        (s3vm_core.OneVsRestS3VM(model) if one_vs_rest else model).fit(X_SMALL, y)
+    assert_sentence(error, "0.5, 1.5", "not whole numbers", "Give each class a whole number")
+
+
+@pytest.mark.parametrize(("truth", "words"), [
+    (np.array(["a", "b"])[np.maximum(LABELS, 0)], ["None of the labels in y ('a', 'b')",
+                                                   "a class of this model (0, 1)"]),
+    (np.maximum(LABELS, 0) + 0.5, ["0.5, 1.5", "not whole numbers"]),
+], ids=["strings", "fractions"])
+def test_score_with_labels_of_another_kind_says_so(truth, words):
+    model = s3vm_core.SVMBaseline().fit(X_SMALL, LABELS)
+    with pytest.raises(ValueError) as error:
+        model.score(X_SMALL, truth)
+    assert_sentence(error, *words)
+
+
+@pytest.mark.parametrize("call", ["fit", "one-vs-rest fit", "predict"])
+def test_a_word_inside_x_is_named(call):
+    X = X_SMALL.astype(object)
+    X[3, 1] = "abc"
+    with pytest.raises(ValueError) as error:
+        if call == "fit":
+            s3vm_core.SVMBaseline().fit(X, LABELS)
+        elif call == "one-vs-rest fit":
+            s3vm_core.OneVsRestS3VM(s3vm_core.SVMBaseline()).fit(X, _three_classes())
+        else:
+            s3vm_core.SVMBaseline().fit(X_SMALL, LABELS).predict(X)
+    assert_sentence(error, "X must hold numbers only", "'abc'")
+
+
+def test_one_vs_rest_inside_one_vs_rest_is_refused():
+    nested = s3vm_core.OneVsRestS3VM(s3vm_core.OneVsRestS3VM(s3vm_core.SVMBaseline()))
+    with pytest.raises(ValueError) as error:
+        nested.fit(X_SMALL, _three_classes())
+    assert_sentence(error, "One is enough", "pass the binary estimator itself")
+
+
+def test_no_worker_is_refused():
+    with pytest.raises(ValueError) as error:
+        s3vm_core.OneVsRestS3VM(s3vm_core.SVMBaseline(), n_jobs=0).fit(X_SMALL,
+                                                                     _three_classes())
+    assert_sentence(error, "'n_jobs' parameter of OneVsRestS3VM is 0", "-1 for every core")

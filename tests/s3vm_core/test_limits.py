@@ -8,6 +8,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from s3vm_core import (
+    LDS,
     QNS3VM,
     ContinuationS3VM,
     DeterministicAnnealingS3VM,
@@ -157,3 +158,35 @@ def test_a_kernel_matrix_too_large_names_the_form_that_fits(monkeypatch, make, s
     model = make(**scalable)
     _fit_recording(model, X, labels)  # the way out fits
     assert np.mean(model.transduction_ != y) < 0.5
+
+
+# -- every stage or iteration limit says it was hit (DESIGN.md "Nothing silent", issue 33) --
+
+
+def test_annealing_at_r_1_01_says_it_stopped_at_its_60_temperature_limit(app_default_data):
+    # the issue's run: T0 = 10 / 1.01^59 = 5.56 at the last temperature, the entropy still
+    # far above eps; the film showed "(final)" and only the terminal said why
+    X, labels, _ = app_default_data
+    model = DeterministicAnnealingS3VM(R=1.01)
+    messages = _fit_recording(model, X, labels)
+    assert any("after max_stages = 60 temperatures" in m and "Increase max_stages or eps" in m
+               for m in messages), messages
+    assert model.T_ >= 10 / 1.01**59 * 0.999
+
+
+@pytest.mark.parametrize(("model", "said"), [
+    (ContinuationS3VM(max_iter=1), "cS3VM stopped L-BFGS at max_iter=1"),
+    (QNS3VM(max_iter=1), "QN-S3VM stopped L-BFGS at max_iter=1"),
+    (GradientTSVM(max_iter=1), "GradientTSVM stopped L-BFGS at max_iter=1"),
+    (LDS(max_iter=1), "LDS stopped L-BFGS at max_iter=1"),
+    (DeterministicAnnealingS3VM(max_iter=1), "did not reach KL < eps = 1e-06 in max_iter = 1"),
+    (DeterministicAnnealingS3VM(max_stages=2), "after max_stages = 2 temperatures"),
+    (LapSVM(solver="pcg", max_iter=2), "PCG stopped at max_iter=2"),
+    (LapRLSC(solver="pcg", max_iter=2), "PCG stopped at max_iter=2"),
+    (LabelSwitchingTSVM(max_iter=2), "stopped after max_iter=2 SVM retrainings"),
+], ids=lambda v: repr(v) if not isinstance(v, str) else "")
+def test_every_solvers_iteration_limit_warns_naming_it(small, model, said):
+    # (LIBSVM's cap inside SVMBaseline, GraphKernelSVM, label switching and DA: above)
+    X, labels = small
+    messages = _fit_recording(model, X, labels)
+    assert any(said in m for m in messages), messages

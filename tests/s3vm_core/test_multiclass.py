@@ -254,6 +254,28 @@ def test_a_validation_set_is_split_class_by_class():
     assert unlabeled_error(model, y, labels) <= 0.05
 
 
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_a_validation_set_with_unlabeled_points_is_refused_as_by_the_binary_lapsvm(n_jobs):
+    # issue 33, item 7: -1 in y_val became "rest" in every problem; the binary LapSVM
+    # refuses it, and one-vs-rest now says the same sentence
+    X, y, labels = three_blobs()
+    rows = np.flatnonzero(labels == -1)[:15]
+    y_val = y[rows].copy()
+    y_val[0] = -1
+    binary = np.where(y_val == 2, 1, y_val)  # two classes, the same -1
+    with pytest.raises(ValueError) as binary_error:
+        LapSVM(solver="pcg", stopping="validation").fit(
+            X[labels != 2], np.where(labels == 2, -1, labels)[labels != 2],
+            X_val=X[rows], y_val=binary)
+    with pytest.raises(ValueError) as error:
+        OneVsRestS3VM(LapSVM(solver="pcg", stopping="validation"), n_jobs=n_jobs).fit(
+            X, labels, X_val=X[rows], y_val=y_val)
+    expected = ("y_val contains labels [-1] that are not among the training classes {}; every "
+                "validation point must be labeled with one of them (no -1).")
+    assert str(binary_error.value) == expected.format([0, 1])
+    assert str(error.value) == expected.format([0, 1, 2])
+
+
 def test_sparse_input_with_the_linear_kernel():
     X, y, labels = three_blobs()
     model = OneVsRestS3VM(GradientTSVM(kernel="linear")).fit(sp.csr_matrix(X), labels)
@@ -281,7 +303,7 @@ def test_sklearn_compatible(estimator, check):
     ([0] * 3 + [-1] * 27, "Only class 0 has labeled points. Label at least one point of each"),
     (["-1", "a", "b"] + [-1] * 27, "the string '-1'"),
     (["-1", "a"] + [-1] * 28, "the string '-1'"),
-    ([0.5, 1.5, 2.25] + [-1] * 27, "Unknown label type"),
+    ([0.5, 1.5, 2.25] + [-1] * 27, "0.5, 1.5, 2.25, which are not whole numbers"),
 ])
 def test_bad_labels_get_a_sentence(labels, message):
     X = np.random.default_rng(0).normal(size=(30, 2))
