@@ -26,6 +26,7 @@ import zlib
 import numpy as np
 from plotly.colors import sample_colorscale, unlabel_rgb
 
+from engine.data import Generated
 from engine.figures.film import player_figure, running_figure
 from engine.figures.palette import (
     CLASS_COLORS,
@@ -45,10 +46,11 @@ from engine.figures.palette import (
 from engine.metrics import UNKNOWN, n_classes_of
 from engine.params import FILM_SPEEDS
 from engine.protocol import Preview, Run, RunRequest
+from engine.registry import SOLVERS
 from engine.stages import event_text, returned_state, stage_text
 from engine.worker import trace_run
 from s3vm_core.metrics import unlabeled_error
-from toy_data import UNLABELED
+from toy_data import DATASETS, UNLABELED
 
 #: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
 FRAME_MS = 50
@@ -88,9 +90,32 @@ def film_work(channel, request: RunRequest) -> None:
         return
     states, finished = traced
     run = Run.assemble(states, finished)
+    context = film_context(request, labels)
     films = {shows: film_args(run, data.X2, labels, data.y_true, shows,
-                              axis_titles=data.view.titles) for shows in (False, True)}
+                              axis_titles=data.view.titles, context=context)
+             for shows in (False, True)}
     channel.send(dataclasses.replace(finished, films=films))
+
+
+def film_context(request: RunRequest, labels: np.ndarray) -> dict:
+    """What a film is of, for what it saves (a PNG, a GIF, a page that plays offline): the
+    solver and its paper, the data set with its size and labels, and a file name that says
+    the same."""
+    solver = SOLVERS[request.solver]
+    source = request.source
+    data = (DATASETS[source.dataset].title if isinstance(source, Generated)
+            else f"your file {source.name}")
+    n_labeled = int(np.sum(labels != UNLABELED))
+    described = f"{data}, n = {len(labels)}, {n_labeled} labeled"
+    name = "-".join(_slug(part) for part in (solver.title.partition(" (")[0], data,
+                                               f"n{len(labels)}", f"{n_labeled} labeled"))
+    return {"solver": solver.title, "paper": solver.paper, "data": described, "name": name}
+
+
+def _slug(text: str) -> str:
+    """Text as a piece of a file name: lower-case words joined by hyphens."""
+    words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+    return "-".join(words)
 
 
 def film_id(run_key: tuple) -> str:
@@ -171,13 +196,15 @@ def _aspect(run) -> float:
 
 def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None = None,
               show_baseline: bool = False, identity: str = "", speed: float = 1.0,
-              loop: bool = False, axis_titles: tuple[str, str] = ("", "")) -> dict:
+              loop: bool = False, axis_titles: tuple[str, str] = ("", ""),
+              context: dict | None = None) -> dict:
     """Everything the player needs to play ``run``, as component arguments: the still figure
     (plotly JSON) and, per frame, the grid's decision values and the point colours
     (zlib-compressed bytes), the stage text, the values the progress markers sit on and the
     numbers (``film_numbers``). With ``show_baseline`` the supervised SVM's f = 0 is a dashed
     line and its error the reference; ``identity`` is the film's id (``film_id``), ``speed``
-    and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``).
+    and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``), ``context``
+    what the film is of (``film_context``: what it saves carries it, and its file names).
 
     A one-vs-rest run (k > 2 classes) has the frames of k classes (``_one_vs_rest_frames``).
     """
@@ -222,6 +249,8 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
         "speeds": list(FILM_SPEEDS),
         "speed": float(speed),
         "loop": bool(loop),
+        "context": context or {},
+        "name": (context or {}).get("name", "s3vm-film"),
         **frames,
     }
 

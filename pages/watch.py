@@ -152,7 +152,6 @@ with preview[0] if preview else film_place:
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP],
-         name=f"{solver}-{dataset}".lower().replace("_", "-").replace(" ", "-"),
          key=state.FILM, on_change=follow_film,
          args=(frame_states,))
 with film_place:

@@ -62,18 +62,18 @@ _film_player = components.declare_component("film_player", path=str(_served_fold
 
 
 def film(arguments: dict, identity: str, frame: int, jump: int = 0, speed: float = 1.0,
-         loop: bool = False, name: str = "s3vm-film", key: str | None = None,
-         on_change=None, args: tuple = ()):
-    """Draw the player for a film (``arguments``: ``engine.film.film_args``' without its id) under
-    the id ``identity`` (``engine.film.film_id``); it shows frame ``frame`` when the film is new or
-    ``jump`` has changed since its last call (the page asks it to jump). ``name`` begins the
-    names of the files it saves. ``on_change(*args)`` hears of each report. Returns the
-    player's last report (None before any): see the module's docstring."""
+         loop: bool = False, key: str | None = None, on_change=None, args: tuple = ()):
+    """Draw the player for a film (``arguments``: ``engine.film.film_args``' without its id)
+    under the id ``identity`` (``engine.film.film_id``); it shows frame ``frame`` when the film
+    is new or ``jump`` has changed since its last call (the page asks it to jump); the names
+    of the files it saves are the film's (``engine.film.film_context``). ``on_change(*args)``
+    hears of each report. Returns the player's last report (None before any): see the
+    module's docstring."""
     # A component's call has no ``args`` for its callback (it would be one more argument of
     # the component's own): the callback takes them bound.
     callback = functools.partial(on_change, *args) if on_change is not None else None
     return _film_player(**{**arguments, "film": identity, "speed": float(speed),
-                           "loop": bool(loop), "name": name},
+                           "loop": bool(loop)},
                         frame=int(frame), jump=jump, key=key, on_change=callback,
                         default=None)
 

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import re
 import zlib
 from pathlib import Path
 
@@ -69,3 +70,9 @@ def type_number(where, key: str, value):
     from ui.state import typed_key
 
     return where.text_input(key=typed_key(key)).input(str(value))
+
+
+def shown(text: str) -> str:
+    """Markdown as a reader sees it: the backslash escapes of text that came from outside the
+    app (``engine.markdown.literal``) taken away."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)

@@ -2,7 +2,7 @@
 and says so, and "Run again" starts it over; the labels survive."""
 
 import pytest
-from page_helpers import film, type_number
+from page_helpers import film, shown, type_number
 
 from engine import jobs
 from engine.params import MIN_BUDGET
@@ -47,7 +47,7 @@ def test_a_teaching_page_out_of_time_says_so_and_runs_again(app, monkeypatch, pa
     labels = list(at.run().session_state[state.LABELS])
     at.switch_page(page).run()
     assert not at.exception
-    assert "reached its time budget of 0.05 s" in at.error[0].value
+    assert "reached its time budget of 0.05 s" in shown(at.error[0].value)
     (again,) = [b for b in at.button if b.label == "Run again"]
     monkeypatch.setattr(runs, "LESSON_BUDGET", 120.0)
     again.click().run()
@@ -83,11 +83,11 @@ def test_the_compare_page_runs_its_sweep_on_a_dask_cluster(app, monkeypatch):
         at = app.run()
         at.session_state[state.N_SAMPLES] = 100
         at.switch_page("pages/compare.py").run()
-        assert cluster.scheduler_address in at.sidebar.caption[-1].value
+        assert cluster.scheduler_address in shown(at.sidebar.caption[-1].value)
         at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM"])
         type_number(at, state.COMPARE_DRAWS, 2)
         at.button[0].click().run()
-        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert not at.exception and not at.error, [shown(e.value) for e in at.error]
         on_cluster = at.session_state[state.COMPARE_RESULTS]["rows"]
         assert len(on_cluster) == 2 * 2
         # the tasks ran on the cluster's worker, not in the page's process

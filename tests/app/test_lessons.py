@@ -4,7 +4,7 @@ where its lesson is visible — in the page's own numbers."""
 import re
 
 import pytest
-from page_helpers import plotly_specs
+from page_helpers import plotly_specs, shown
 
 from engine import presets
 from ui import runs, state
@@ -27,13 +27,13 @@ def open_with_defaults(app, page):
     at.default_timeout = 600  # ten label draws of DA take a while on a busy machine
     at.switch_page(page).run()
     assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [shown(e.value) for e in at.error]
     return at
 
 
 def verdict(at, name: str) -> tuple[float, int, int]:
     """``(mean error %, successes, draws)`` of run ``name`` in the page's summary line."""
-    text = at.info[0].value
+    text = shown(at.info[0].value)
     mean = re.search(rf"\*\*{re.escape(name)}\*\*: [^·]*?([\d.]+) % mean", text)
     successes = re.search(rf"\*\*{re.escape(name)}\*\*: [^·]*?(\d+)/(\d+)", text)
     return float(mean.group(1)), int(successes.group(1)), int(successes.group(2))
@@ -44,7 +44,7 @@ def test_continuation_page_opens_where_cs3vm_beats_gradient_tsvm(app):
     # the preset as in the paper is in use, and says where it comes from
     assert at.radio(key=state.preset_widget_key(state.CONT_PRESET, "two_moons")).value == (
         presets.PAPER)
-    assert "σ = 0.25: the preset as in the paper" in at.main.caption[0].value
+    assert "σ = 0.25: the preset as in the paper" in shown(at.main.caption[0].value)
     cs3vm, tsvm = verdict(at, "cS3VM"), verdict(at, "∇TSVM")
     # Measured: cS3VM 0.5 % (10/10), ∇TSVM 13.1 % (4/10) with C = C* = 100 and sigma = 0.25.
     assert cs3vm[2] == tsvm[2] == 10
@@ -66,7 +66,7 @@ def test_annealing_page_opens_on_table_2_where_da_succeeds_and_gradient_tsvm_fai
 
 def test_early_stopping_page_opens_where_pcg_stops_early_at_the_newton_error(app):
     at = open_with_defaults(app, EARLY_STOPPING)
-    text = at.info[0].value
+    text = shown(at.info[0].value)
     stop, stop_error, newton_error, pcg_end = (float(v) for v in re.search(
         r"after \*\*(\d+)\*\* iterations with \*\*([\d.]+) %\*\*.*errs on \*\*([\d.]+) %\*\*"
         r".*after (\d+) iterations", text).groups())

@@ -9,7 +9,7 @@ import json
 from urllib.parse import unquote
 
 import pytest
-from page_helpers import film, new_session, type_number
+from page_helpers import film, new_session, shown, type_number
 
 from engine import scenario
 from ui import state
@@ -27,7 +27,7 @@ def open_link(text, page="pages/data.py"):
 
 
 def notices(at) -> list[str]:
-    return [e.value for e in at.error] + [w.value for w in at.warning]
+    return [shown(e.value) for e in at.error] + [shown(w.value) for w in at.warning]
 
 
 # -- what a link could not set is said on the page, which goes on ----------------------------
@@ -47,8 +47,8 @@ def test_a_tampered_field_is_said_and_the_rest_is_loaded():
 def test_a_link_that_is_no_scenario_is_said_and_the_app_opens_with_defaults():
     at = open_link("{not json")
     assert not at.exception
-    assert "not valid JSON" in at.error[0].value
-    assert "opens with its defaults" in at.error[0].value
+    assert "not valid JSON" in shown(at.error[0].value)
+    assert "opens with its defaults" in shown(at.error[0].value)
     assert at.session_state[state.DATASET] == "two_moons"
     assert {m.label: m.value for m in at.metric}["class 1 labeled"] == "1"
 
@@ -112,7 +112,7 @@ def test_a_tampered_link_is_said_on_the_page_it_opens_and_the_page_works(page, l
     type_number(at.sidebar, state.SEED, at.session_state[state.SEED] + 1).run()
     assert not at.exception, at.exception
     assert at.title[0].value == title
-    assert not [e.value for e in at.error if "could not" in e.value]  # said once
+    assert not [shown(e.value) for e in at.error if "could not" in e.value]  # said once
 
 
 def test_the_link_copied_on_watch_opens_watch():

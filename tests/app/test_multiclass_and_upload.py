@@ -3,7 +3,7 @@
 from urllib.parse import unquote
 
 import numpy as np
-from page_helpers import film, new_session, plotly_specs, type_number, values
+from page_helpers import film, new_session, plotly_specs, shown, type_number, values
 
 from engine.data import read_upload
 from toy_data import DATASETS
@@ -35,7 +35,7 @@ def test_a_three_class_data_set_offers_every_class_and_counts_each(app):
         "◆ class 0 (vermillion)", "■ class 1 (blue)", "▲ class 2 (bluish green)", "○ unlabel"]
     assert counts(at) == {"class 0 labeled": "1", "class 1 labeled": "1",
                           "class 2 labeled": "1", "unlabeled": "297"}
-    assert "one-vs-rest" in " ".join(c.value for c in at.caption)
+    assert "one-vs-rest" in " ".join(shown(c.value) for c in at.caption)
     first = list(at.session_state[state.LABELS])
     type_number(at, state.K_PER_CLASS, 4).run()
     at.button(key=state.PICK_RANDOM).click().run()
@@ -71,7 +71,7 @@ def test_the_watch_page_films_three_classes_one_vs_rest(app):
     at.session_state[state.LABELS] = [-1 if v == 2 else v for v in labels]
     at.run()
     assert not at.exception
-    assert "each of the 3 classes" in at.error[0].value
+    assert "each of the 3 classes" in shown(at.error[0].value)
 
 
 def test_the_teaching_pages_say_why_they_take_two_classes(app):
@@ -80,7 +80,7 @@ def test_the_teaching_pages_say_why_they_take_two_classes(app):
     for page in TEACHING:
         at.switch_page(page).run()
         assert not at.exception and not at.error
-        assert any("this data set has 3" in info.value for info in at.info), page
+        assert any("this data set has 3" in shown(info.value) for info in at.info), page
 
 
 def test_the_share_link_carries_three_class_labels(app):
@@ -107,12 +107,12 @@ def test_an_uploaded_file_is_the_data_set_with_its_labels_on_every_page(app):
     assert not at.exception
     assert counts(at) == {"class 0 labeled": "2", "class 1 labeled": "2", "unlabeled": "36"}
     # (the file's name and class names are shown as written: escaped Markdown)
-    assert any(r"In use: **mine\.csv**, 40 points, 3 features, 2 classes (0 = a, 1 = b)"
-               in s.value for s in at.success)
+    assert any("In use: **mine.csv**, 40 points, 3 features, 2 classes (0 = a, 1 = b)"
+               in shown(s.value) for s in at.success)
     (spec,) = plotly_specs(at)
     assert spec["layout"]["title"]["text"].startswith("first two principal components of 3-D")
     # the sidebar's link cannot carry it, and says so
-    assert any("uploaded" in c.value and "cannot" in c.value for c in at.sidebar.caption)
+    assert any("uploaded" in c.value and "cannot" in shown(c.value) for c in at.sidebar.caption)
     at.session_state[state.SOLVER] = "SVMBaseline"
     at.switch_page("pages/watch.py").run()
     assert not at.exception and not at.error
@@ -132,7 +132,7 @@ def test_an_uploaded_file_gets_the_generic_defaults_not_the_sidebar_data_sets_pr
     at.session_state[state.SOLVER] = "LapSVM"
     at.run().switch_page("pages/watch.py").run()
     assert not at.exception and not at.error
-    line = next(c.value for c in at.main.caption if c.value.startswith("Parameters"))
+    line = next(shown(c.value) for c in at.main.caption if c.value.startswith("Parameters"))
     assert "the generic default" in line and "for your uploaded file" in line
     assert "as in the paper" not in line
     at.switch_page("pages/early_stopping.py").run()
@@ -148,7 +148,7 @@ def test_a_link_made_from_an_uploaded_file_says_it_could_not_travel(app):
     shared.run()
     assert not shared.exception
     (warning,) = shared.warning
-    assert "uploaded file 'mine.csv'" in warning.value and "Upload it" in warning.value
+    assert "uploaded file 'mine.csv'" in shown(warning.value) and "Upload it" in warning.value
     # not silently another data set's labels: the default data set starts afresh
     assert shared.session_state[state.DATASET] == "two_moons"
     assert np.sum(np.asarray(shared.session_state[state.LABELS]) != -1) == 2

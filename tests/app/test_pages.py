@@ -10,6 +10,7 @@ from page_helpers import (
     new_session,
     players,
     plotly_specs,
+    shown,
     shown_numbers,
     type_number,
     values,
@@ -54,10 +55,10 @@ def test_a_first_visit_finds_the_data_ready_to_run_and_the_next_step(app):
     # a form the user changed is not called the paper's
     at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "lam")] = 0.5
     at.run()
-    assert "with the parameters you set" in at.info[0].value
+    assert "with the parameters you set" in shown(at.info[0].value)
     # without a label of each class the line says what to do instead
     at.button(key=state.CLEAR_LABELS).click().run()
-    assert "at least one point of each class" in at.info[0].value
+    assert "at least one point of each class" in shown(at.info[0].value)
 
 
 def test_random_labels_and_clear(app):
@@ -127,7 +128,7 @@ def test_one_class_labels_give_a_clear_message_and_keep_the_labels(app):
     at.session_state[state.LABELS] = labels
     at.switch_page(WATCH).run()
     assert not at.exception
-    assert "Label at least one point of each class" in at.error[0].value
+    assert "Label at least one point of each class" in shown(at.error[0].value)
     assert at.session_state[state.LABELS] == labels
 
 
@@ -139,7 +140,7 @@ def test_solver_errors_become_messages_and_labels_survive(app):
     at.session_state[state.solver_param_key("QNS3VM", "n_landmarks")] = 10_000
     at.switch_page(WATCH).run()
     assert not at.exception
-    assert "n_landmarks=10000 is more than the 200 training points" in at.error[0].value
+    assert "n_landmarks=10000 is more than the 200 training points" in shown(at.error[0].value)
     assert at.session_state[state.LABELS] == labels
 
 
@@ -246,13 +247,13 @@ def _adder():
 def test_an_added_point_keeps_its_class_and_its_label_once():
     at = AppTest.from_function(_adder, default_timeout=60).run()
     at.button[0].click().run()
-    assert at.markdown[0].value == "202 [1, 0] [-1, 0]"
+    assert shown(at.markdown[0].value) == "202 [1, 0] [-1, 0]"
 
 
 @pytest.mark.parametrize("solver", [name for name in SOLVERS if name != "SVMBaseline"])
 def test_every_solver_plays_on_the_default_data(app, solver):
     at = open_watch(app.run(), solver)
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [shown(e.value) for e in at.error]
     played = film(at)
     assert 2 <= len(played["states"]) <= 60
     assert played["fill"].shape[0] == played["points"].shape[0] == len(played["states"])
@@ -328,7 +329,7 @@ def test_an_invalid_parameter_is_said_and_no_film_passes_for_its_run(app, name, 
     before = film(at)["fill"]
     run_with(at, "SVMBaseline", name, value)
     assert not at.exception
-    assert message in at.error[0].value and "Nothing was run" in at.error[0].value
+    assert message in shown(at.error[0].value) and "Nothing was run" in shown(at.error[0].value)
     assert not players(at) and not at.metric  # no film, no numbers
     run_with(at, "SVMBaseline", name, 0.5)  # corrected: it runs
     assert not at.exception and not at.error
@@ -340,11 +341,11 @@ def test_an_invalid_n_in_the_sidebar_is_said_on_the_page_and_the_labels_survive(
     labels = list(at.session_state[state.LABELS])
     type_number(at.sidebar, state.N_SAMPLES, 99999).run()
     assert not at.exception
-    assert "n (points) = 99999 is outside the allowed range 10 to 2000" in at.error[0].value
+    assert "n (points) = 99999 is outside the allowed range 10 to 2000" in shown(at.error[0].value)
     assert not players(at)  # nothing drawn from data it did not make
-    assert "appears once the data settings" in at.sidebar.caption[-1].value  # no share link
+    assert "appears once the data settings" in shown(at.sidebar.caption[-1].value)  # no share link
     at.switch_page("pages/about.py").run()  # a page without data still shows its text
-    assert len(at.subheader) == 10 and "n (points)" in at.error[0].value
+    assert len(at.subheader) == 10 and "n (points)" in shown(at.error[0].value)
     type_number(at.sidebar, state.N_SAMPLES, 200).run()
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error
@@ -358,7 +359,8 @@ def test_k_labels_per_class_out_of_range_is_said_and_changes_nothing(app):
     type_number(at, state.K_PER_CLASS, 99)
     at.button(key=state.PICK_RANDOM).click().run()
     assert not at.exception
-    assert "k labels per class = 99 is outside the allowed range 1 to 50" in at.error[0].value
+    assert ("k labels per class = 99 is outside the allowed range 1 to 50"
+            in shown(at.error[0].value))
     assert at.session_state[state.LABELS] == labels
 
 
@@ -391,7 +393,7 @@ def test_a_number_box_says_what_was_typed_when_it_cannot_use_it(app, where, key,
         type_number(at, key, typed)
         next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception
-    assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    assert any(said in shown(e.value) for e in at.error), [shown(e.value) for e in at.error]
     assert not players(at)  # no film passes for values it did not run
     assert at.session_state[state.LABELS] == labels
 

@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from page_helpers import new_session, plotly_specs, type_number
+from page_helpers import new_session, plotly_specs, shown, type_number
 
 from ui import state
 
@@ -24,7 +24,7 @@ def open_page(app, page, n_samples=100):
     at.session_state[state.N_SAMPLES] = n_samples
     at.switch_page(page).run()
     assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [shown(e.value) for e in at.error]
     return at
 
 
@@ -53,7 +53,7 @@ def test_every_teaching_page_refuses_one_class_labels_with_a_clear_message(app):
     for page in (CONTINUATION, ANNEALING, EARLY_STOPPING):
         at.switch_page(page).run()
         assert not at.exception
-        assert "Label at least one point of each class" in at.error[0].value
+        assert "Label at least one point of each class" in shown(at.error[0].value)
         assert at.session_state[state.LABELS] == labels
 
 
@@ -63,7 +63,7 @@ def test_continuation_page_shows_the_landscape_for_every_gamma(app):
     curves = lines(landscape)
     assert len(curves) == 12  # the 11 gammas of §3.2, and gamma = 0 (the objective (2))
     assert curves[0]["name"].startswith("γ0 = ") and curves[-1]["name"].startswith("γ = 0")
-    assert f"γ0 = {metrics(at)['γ0 (convex from here)']}" in landscape["layout"]["title"]["text"]
+    assert f"γ0 = {metrics(at)['γ0']}" in landscape["layout"]["title"]["text"]
     assert 2 <= sum(t["type"] == "contour" for t in multiples["data"]) <= 8
     assert len(path["layout"]["shapes"]) == 11  # a dotted line per stage end
     assert [t["name"] for t in draws["data"] if t["type"] == "box"] == [
@@ -77,10 +77,10 @@ def test_continuation_gamma0_follows_its_formula_when_c_changes(app):
     # §3.2: gamma_0 = (C* lambda_max)^(2/3) / (2s)^(1/3), with C* = C: dividing C by 10
     # divides gamma_0 by 10^(2/3).
     at = open_page(app, CONTINUATION)
-    before = float(metrics(at)["γ0 (convex from here)"])
+    before = float(metrics(at)["γ0"])
     at.select_slider(key=state.CONT_C).set_value(10.0).run()
     assert not at.exception and not at.error
-    after = float(metrics(at)["γ0 (convex from here)"])
+    after = float(metrics(at)["γ0"])
     # both shown to 3 significant digits: each may be off by half a unit of the last digit
     assert after == pytest.approx(before / 10 ** (2 / 3), rel=1e-2)
 
@@ -91,7 +91,7 @@ def test_continuation_slice_direction_and_span(app):
     assert not at.exception
     x = array(lines(plotly_specs(at)[0])[0]["x"])
     assert x[0] == pytest.approx(-x[-1])
-    assert "d = v*" in " ".join(c.value for c in at.main.caption)
+    assert "d = v*" in " ".join(shown(c.value) for c in at.main.caption)
     at.select_slider(key=state.CONT_SPAN).set_value(4.0).run()
     wider = array(lines(plotly_specs(at)[0])[0]["x"])
     assert wider[-1] == pytest.approx(4 * x[-1])
@@ -172,12 +172,12 @@ def test_early_stopping_controls(app):
     assert not at.exception and not at.error
     at.select_slider(key=state.ES_N_VAL).set_value(5).run()
     assert not at.exception and not at.error
-    assert "|V| = 5" in at.main.caption[-1].value
+    assert "|V| = 5" in shown(at.main.caption[-1].value)
 
 
 def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     at = open_page(app, COMPARE)
-    assert "Run the comparison" in at.info[0].value
+    assert "Run the comparison" in shown(at.info[0].value)
     at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM", "GraphKernelSVM"])
     type_number(at, state.COMPARE_DRAWS, 2)
     at.button[0].click().run()
@@ -199,7 +199,7 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert {r["draw"] for r in at.session_state[state.COMPARE_RESULTS]["rows"]} == {0, 1}
     # New data (another seed in the sidebar) marks the results as stale.
     type_number(at.sidebar, state.SEED, 5).run()
-    assert "settings changed" in at.warning[0].value
+    assert "settings changed" in shown(at.warning[0].value)
 
 
 def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
@@ -207,14 +207,14 @@ def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
     type_number(at, state.COMPARE_DRAWS, 0)
     at.button[0].click().run()
     assert not at.exception
-    assert "k (label draws) = 0 is outside the allowed range 1 to 50" in at.error[0].value
+    assert "k (label draws) = 0 is outside the allowed range 1 to 50" in shown(at.error[0].value)
     assert state.COMPARE_RESULTS not in at.session_state
 
 
 def test_about_page_names_each_paper(app):
     at = open_page(app, ABOUT)
     assert len(at.subheader) == 10
-    captions = [c.value for c in at.main.caption if c.value.startswith("Paper: ")]
+    captions = [shown(c.value) for c in at.main.caption if c.value.startswith("Paper: ")]
     assert len(captions) == 10 and all("Shown on: " in c for c in captions)
     # every solver can be watched and compared (DA's entry left Watch out: issue 20)
     assert all("Watch a solver" in c and "Compare solvers" in c for c in captions)
@@ -292,6 +292,6 @@ def test_a_link_with_an_unknown_compare_choice_says_so_and_runs_the_paper_preset
     at = app.run()
     assert not at.exception
     assert any("The Compare page's parameters must be one of 'paper', 'default', 'both', not "
-               "'best'" in w.value for w in at.warning)
+               "'best'" in shown(w.value) for w in at.warning)
     at.switch_page(COMPARE).run()
     assert at.radio(key=state.COMPARE_PRESET).value == "paper"

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 from markdown_it import MarkdownIt
-from page_helpers import film, new_session, shown_numbers
+from page_helpers import film, new_session, shown, shown_numbers
 
 from engine.data import read_upload
 from ui import state
@@ -17,7 +17,7 @@ PAGES = ("pages/data.py", "pages/watch.py", "pages/continuation.py", "pages/anne
 
 
 def warnings_under_the_film(at) -> list[str]:
-    return [w.value for w in at.warning]
+    return [shown(w.value) for w in at.warning]
 
 
 def test_a_solver_that_reaches_its_limit_says_so_under_the_film(app):
@@ -66,7 +66,7 @@ def test_a_one_feature_file_is_filmed_as_a_line_on_every_page(app):
     fill = played["fill"][-1].astype(float)
     assert np.all(fill == fill[0])  # f along the line, the same across the strip
     assert np.count_nonzero(np.diff(np.sign(fill[0]))) == 1  # the boundary is one point
-    assert any("one feature" in c.value for c in at.caption)
+    assert any("one feature" in shown(c.value) for c in at.caption)
 
 
 def test_an_uploaded_file_without_true_classes_shows_its_error_as_unknown(app):
@@ -81,8 +81,8 @@ def test_an_uploaded_file_without_true_classes_shows_its_error_as_unknown(app):
     assert "notes" not in row  # no "as the supervised SVM" beside an unknown number
     at.switch_page("pages/early_stopping.py").run()
     assert not at.exception
-    assert "%" not in " ".join(i.value for i in at.info)  # no invented number
-    assert "unknown" in " ".join(i.value for i in at.info)
+    assert "%" not in " ".join(shown(i.value) for i in at.info)  # no invented number
+    assert "unknown" in " ".join(shown(i.value) for i in at.info)
 
 
 #: Markdown a hostile link or file name could carry: an image fetched when the page opens, a
@@ -150,7 +150,8 @@ def test_a_truth_column_lets_the_film_show_the_error_of_an_uploaded_file(app):
     at.session_state[state.UPLOAD] = read_upload("line.csv", "\n".join(rows).encode())
     at.session_state[state.SOLVER] = "SVMBaseline"
     at.run()
-    assert any("38 of the 38 unlabeled points have a true class" in c.value for c in at.caption)
+    assert any("38 of the 38 unlabeled points have a true class" in shown(c.value)
+               for c in at.caption)
     at.switch_page("pages/watch.py").run()
     error = shown_numbers(at)["unlabeled error"]
     assert error.endswith(" %") and float(error.removesuffix(" %")) < 5  # a number, measured

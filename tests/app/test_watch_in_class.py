@@ -4,7 +4,7 @@ result's numbers, Play's speed and loop and the presentation mode travel in the 
 import json
 from urllib.parse import unquote
 
-from page_helpers import film, new_session, shown_numbers, type_number
+from page_helpers import film, new_session, shown, shown_numbers, type_number
 
 from engine.registry import SOLVERS
 from ui import state
@@ -14,7 +14,7 @@ WATCH = "pages/watch.py"
 
 def choose_solver(at, name):
     at.selectbox(key=state.SOLVER).select_index(list(SOLVERS).index(name)).run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [shown(e.value) for e in at.error]
 
 
 def assert_opens_on_its_final_state(at):
@@ -88,7 +88,7 @@ def test_a_link_with_an_unknown_speed_says_so_and_plays_at_1x(app):
                                                "loop": "yes"})
     at = app.run()
     assert not at.exception
-    said = " ".join(w.value for w in at.warning)
+    said = " ".join(shown(w.value) for w in at.warning)
     assert "Play's speed must be one of 0.25, 0.5, 1, 2, 4, not 3" in said
     assert "loop must be true or false" in said
     assert (at.session_state[state.FILM_SPEED], at.session_state[state.FILM_LOOP]) == (1.0, False)

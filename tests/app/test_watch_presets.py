@@ -4,7 +4,7 @@ sets, says which preset it used, offers one click to the other; the share link c
 import json
 from urllib.parse import unquote
 
-from page_helpers import new_session, shown_numbers, type_number
+from page_helpers import new_session, shown, shown_numbers, type_number
 
 from engine.registry import SOLVERS
 from ui import state
@@ -20,7 +20,7 @@ def form(at, solver) -> dict:
 
 
 def preset_caption(at) -> str:
-    return next(c.value for c in at.main.caption if c.value.startswith("Parameters"))
+    return next(shown(c.value) for c in at.main.caption if c.value.startswith("Parameters"))
 
 
 def shared(at) -> dict:
@@ -31,7 +31,7 @@ def shared(at) -> dict:
 def watch(at, solver):
     at.session_state[state.SOLVER] = solver
     at.switch_page(WATCH).run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [shown(e.value) for e in at.error]
     return at
 
 
@@ -93,7 +93,7 @@ def test_a_shared_link_may_name_the_preset_instead_of_the_parameters():
     other.query_params["scenario"] = json.dumps({"dataset": "two_moons", "solver": "LDS",
                                                  "preset": "best"})
     other.run()
-    assert "There is no preset 'best'" in other.warning[0].value
+    assert "There is no preset 'best'" in shown(other.warning[0].value)
 
 
 def test_a_link_without_parameters_opens_on_the_preset_and_one_with_some_on_the_defaults():
@@ -146,7 +146,7 @@ def test_at_2000_points_the_lapsvm_preset_keeps_its_graph_and_says_so(app):
     assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (6, 10.0)
     type_number(at.sidebar, state.N_SAMPLES, 2000).run()
     at.run()  # the run the form's change starts
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [shown(e.value) for e in at.error]
     assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (60, 1.0)
     caption = preset_caption(at)
     assert caption.startswith("Parameters **as in the paper** for two moons")

@@ -557,14 +557,16 @@ function takeSettings(next) {
 const PICTURE_WIDTH = 960;
 const PICTURE_HEIGHTS = [0.4, 0.62];
 const PNG_SCALE = 2;
-const TITLE_BAND = 48;    // px above the figure: the frame's title
+const TITLE_BAND = 48;    // px above the figure: the frame's title...
+const CONTEXT_BAND = 26;  // ... and what the film is of: solver, paper, data
 const NUMBERS_BAND = 34;  // px below it: the frame's numbers in one line
 
 function pictureSize() {
   const [low, high] = PICTURE_HEIGHTS.map((share) => share * PICTURE_WIDTH);
   const figure = wantedHeight(PICTURE_WIDTH);
-  const height = Math.round(Math.min(Math.max(figure + TITLE_BAND + NUMBERS_BAND, low), high));
-  return { width: PICTURE_WIDTH, height, figure: height - TITLE_BAND - NUMBERS_BAND };
+  const bands = TITLE_BAND + CONTEXT_BAND + NUMBERS_BAND;
+  const height = Math.round(Math.min(Math.max(figure + bands, low), high));
+  return { width: PICTURE_WIDTH, height, figure: height - bands };
 }
 
 // The figure drawn once more, out of sight, at the picture's size: its axes place the
@@ -620,8 +622,12 @@ async function drawPicture(canvas, gd, k, scale) {
   ctx.fillStyle = theme.textColor;
   ctx.font = pictureFont(28);
   ctx.textBaseline = "middle";
-  ctx.fillText(args.titles[k], 12, TITLE_BAND / 2);
-  ctx.translate(0, TITLE_BAND);
+  ctx.fillText(args.titles[k], 12, TITLE_BAND / 2, width - 24);
+  ctx.font = pictureFont(16);
+  ctx.fillStyle = getComputedStyle(document.body).getPropertyValue("--muted").trim()
+    || theme.textColor;
+  ctx.fillText(contextLine(), 12, TITLE_BAND + CONTEXT_BAND / 2 - 4, width - 24);
+  ctx.translate(0, TITLE_BAND + CONTEXT_BAND);
   paintBeneath(ctx, gd, k);
   colorPoints(gd, k);
   ctx.drawImage(await svgImage(gd, scale), 0, 0, width, figure);
@@ -629,8 +635,16 @@ async function drawPicture(canvas, gd, k, scale) {
   ctx.translate(0, figure);
   ctx.font = pictureFont(18);
   ctx.fillStyle = theme.textColor;
-  const numbers = args.numbers.map((n) => `${n.label} ${n.values[k]}`).join("   ·   ");
+  // each number with its note (the error against the supervised SVM's): a slide says both
+  const numbers = args.numbers.map((n) => `${n.label} ${n.values[k]}` +
+    (n.notes && n.notes[k] ? ` (${n.notes[k]})` : "")).join("   ·   ");
   ctx.fillText(numbers, 12, NUMBERS_BAND / 2, width - 24);
+}
+
+// What the film is of, in one line: the solver, its paper and the data set.
+function contextLine() {
+  const c = args.context || {};
+  return [c.solver, c.paper, c.data].filter(Boolean).join("  ·  ");
 }
 
 function fileName(extension) {
@@ -879,6 +893,15 @@ if (standalone) {
   // the saved page: its film, its bytes back from base64, and no page around it to ask
   document.body.classList.add("standalone");
   byId("html").remove();
+  const context = standalone.args.context || {};
+  if (context.solver) {
+    // the saved page says what it is of: in its title (the browser's tab) and above the film
+    document.title = `${context.solver} on ${context.data}`;
+    const line = document.createElement("div");
+    line.id = "context";
+    line.textContent = [context.solver, context.paper, context.data].join("  ·  ");
+    byId("title").before(line);
+  }
   const bytes = (value) => Uint8Array.from(atob(value.base64), (ch) => ch.charCodeAt(0));
   const saved = Object.fromEntries(Object.entries(standalone.args).map(([key, value]) =>
     [key, value && value.base64 !== undefined ? bytes(value) : value]));
