@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# (the address Streamlit prints: without it, it asks the network for this machine's address)
 run: install
-	$(PY) -m streamlit run app.py
+	$(PY) -m streamlit run app.py --browser.serverAddress localhost
 
 # Debian's Chromium for the browser tests; skipped (and the e2e tests with it) where it cannot
 # be installed, except under CI, where tests/e2e refuse to skip.

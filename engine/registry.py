@@ -54,6 +54,10 @@ class Solver:
     stage_label: str  # what the player's large number is
     params: tuple[Param, ...] = field(default_factory=tuple)
     scalable: ScalableForm | None = None
+    #: Where the default reaches its answer in a few steps, the form values of the same
+    #: problem solved along a longer path, and what that path is (the Watch page offers it).
+    longer_path: tuple[tuple[str, object], ...] = ()
+    longer_path_words: str = ""
 
 
 #: Points above which a solver with an O(n^3) step runs its scalable form in the app: at 2,000
@@ -199,14 +203,17 @@ SOLVERS: dict[str, Solver] = {
                    Param("solver", "solver", "newton", "Newton (§3.1) or preconditioned "
                          "conjugate gradient (§3.2).", options=("newton", "pcg")),
                    STOPPING,
-               )),
+               ), longer_path=(("solver", "pcg"),),
+               longer_path_words="preconditioned conjugate gradient (§3.2), one iteration a "
+                                 "frame"),
         Solver("LapRLSC", "LapRLSC (Laplacian RLS)", LapRLSC,
                "Melacci & Belkin, JMLR 2011, §5: the squared-loss relative of LapSVM",
                "iteration", (
                    GAMMA_A, GAMMA_I, SIGMA, NEIGHBORS, DEGREE_P,
                    Param("solver", "solver", "direct", "The linear system (15) solved "
                          "directly or by PCG.", options=("direct", "pcg")),
-               )),
+               ), longer_path=(("solver", "pcg"),),
+               longer_path_words="preconditioned conjugate gradient, one iteration a frame"),
     ]
 }
 

@@ -126,5 +126,7 @@ def supervised_baseline(data: Data, labels, n_classes: int = 2) -> Baseline:
     ``n_classes`` > 2) on the labeled points: its final f on the display grid and on the
     points."""
     model = make_estimator("SVMBaseline", {}, n_classes)
-    last = list(model.trace(data.X, labels))[-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reference beside the film, not the run: no word
+        last = list(model.trace(data.X, labels))[-1]
     return Baseline(grid_decisions(data.grid_features(model), [last])[0], last.train_decision)

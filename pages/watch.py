@@ -19,6 +19,7 @@ from ui.forms import (
     preset_line,
     require_both_classes,
     require_valid_parameters,
+    take_longer_path,
 )
 from ui.player import film, follow_film, jump_film
 from ui.runs import (
@@ -39,6 +40,10 @@ PRESENTATION_STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 1rem 1rem !important;
                                        max-width: none !important; }
 </style>"""
+
+#: Films of at most this many states are short: where the solver has a longer path, it is
+#: offered.
+SHORT_FILM = 6
 
 start_page()
 data, labels = current_data()
@@ -160,6 +165,14 @@ with film_place:
         st.warning(literal(sentence), icon=":material/warning:")
     if scalable_note:
         st.caption(scalable_note)
+    path = SOLVERS[solver].longer_path
+    if len(run.states) <= SHORT_FILM and path and not set(path) <= set(solved_params.items()):
+        note, take = st.columns([3, 1], vertical_alignment="center")
+        note.info(f"This solver reaches its answer in {len(run.states) - 1} steps, so the film "
+                  f"has {len(run.states)} frames. The same problem solved by "
+                  f"{SOLVERS[solver].longer_path_words} is a longer path to watch.")
+        take.button("Film that path", on_click=take_longer_path, args=(solver,),
+                    key="longer_path", width="stretch")
     if data.view.is_projection:
         st.caption(f"The data have {data.X.shape[1]} features: the colours are f on the plane "
                    "of their first two principal components through the data's mean (PC 1, "

@@ -97,6 +97,12 @@ def open_on_preset(dataset: str, solver: str) -> None:
                      else presets.first_preset(dataset, solver))
 
 
+def take_longer_path(solver: str) -> None:
+    """Fill ``solver``'s form with the values of its longer path (``Solver.longer_path``): a
+    button's callback, the page then films that path."""
+    keys.set_form_values(solver, dict(SOLVERS[solver].longer_path))
+
+
 #: The Watch page's buttons that fill the form with a preset.
 PRESET_BUTTONS = {presets.PAPER: "Use the setting as in the paper",
                   presets.DEFAULT: "Use the generic default"}

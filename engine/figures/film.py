@@ -19,7 +19,6 @@ from engine.figures.palette import (
     NOTE_COLOR,
     OBJECTIVE_COLOR,
     ZERO_LABEL_COLOR,
-    class_colors,
     fill_values,
 )
 from engine.figures.traces import (
@@ -76,13 +75,13 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
                   row=1, col=1)
     fig.update_xaxes(range=[run.grid_x[0], run.grid_x[-1]], row=1, col=1)
     fig.update_yaxes(range=[run.grid_y[0], run.grid_y[-1]], row=1, col=1)
-    # the player paints the level lines: their legend entry has nothing else to draw
-    lines = ([("f = 0 and f = ±1", LEVEL_LINE_COLOR)] if n_classes == 2 else
-             [(f"class {c} vs rest: f = 0", color)
-              for c, color in enumerate(class_colors(n_classes))])
-    for name, color in lines:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
-                                 line={"width": 2, "color": color}), row=1, col=1)
+    # the player paints the level lines: their legend entry has nothing else to draw (one
+    # entry for the k lines of one-vs-rest, each in its class's colour: an entry a class ran
+    # over the charts' titles at 1024 px)
+    name = ("f = 0 and f = ±1" if n_classes == 2
+            else "f = 0 of each class against the rest, in its colour")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
+                             line={"width": 2, "color": LEVEL_LINE_COLOR}), row=1, col=1)
     fig.add_trace(go.Scatter(x=steps, y=objectives, mode="lines", line={"color": OBJECTIVE_COLOR},
                              showlegend=False, name="objective"), row=1, col=2)
     fig.add_trace(go.Scatter(x=steps, y=stage_values, mode="lines", line={"color": "#009E73"},

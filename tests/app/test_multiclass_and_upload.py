@@ -63,7 +63,7 @@ def test_the_watch_page_films_three_classes_one_vs_rest(app):
     played = film(at)
     assert played["classes"] == 3 and len(played["class_lines"]) == 3
     legend = [trace.get("name") for trace in played["figure"]["data"]]
-    assert "class 2 vs rest: f = 0" in legend
+    assert "f = 0 of each class against the rest, in its colour" in legend
     numbers = {row["label"]: row["values"][-1] for row in played["numbers"]}
     assert float(numbers["unlabeled error"].rstrip(" %")) < 10  # well separated blobs
     # a class without a label stops the page with a sentence, not a traceback

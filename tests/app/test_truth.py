@@ -155,3 +155,19 @@ def test_a_truth_column_lets_the_film_show_the_error_of_an_uploaded_file(app):
     at.switch_page("pages/watch.py").run()
     error = shown_numbers(at)["unlabeled error"]
     assert error.endswith(" %") and float(error.removesuffix(" %")) < 5  # a number, measured
+
+
+def test_a_film_of_a_few_newton_steps_says_so_and_offers_the_pcg_path(app):
+    """LapSVM's default (Newton, §3.1) reaches its optimum in a few steps: the film says so and
+    films the PCG path (§3.2) one click away (issue 34, item 9)."""
+    at = app.run()
+    at.session_state[state.SOLVER] = "LapSVM"
+    at.switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    short = len(film(at)["states"])
+    assert short <= 6 and any("reaches its answer in" in shown(i.value) for i in at.info)
+    at.button(key="longer_path").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state[state.solver_param_key("LapSVM", "solver")] == "pcg"
+    assert len(film(at)["states"]) > 3 * short
+    assert not any("reaches its answer in" in shown(i.value) for i in at.info)

@@ -817,13 +817,9 @@ byId("gif").addEventListener("click", async () => {
 
 // -- the page's messages ----------------------------------------------------------------
 
-// plotly's camera saves the player's picture of the frame (savePNG), not its own drawing.
-const PLOT_CONFIG = {
-  displaylogo: false,
-  modeBarButtonsToRemove: ["toImage"],
-  modeBarButtonsToAdd: [{ name: "save this frame as a PNG, with everything drawn",
-    icon: Plotly.Icons.camera, click: () => savePNG().catch(console.error) }],
-};
+// No toolbar: plotly's covered the charts' titles whenever the pointer was over the film, and
+// the Save row saves the frame (savePNG) with everything the player draws.
+const PLOT_CONFIG = { displaylogo: false, displayModeBar: false };
 
 async function render(next) {
   takeSettings(next);
