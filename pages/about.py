@@ -125,13 +125,14 @@ for name, sentences, paper, pages in SOLVERS:
     shown_on = ", ".join(TITLES[file] for file in (*EVERY_SOLVER, *pages))
     st.caption(f"Paper: {paper}. Shown on: {shown_on}.")
     deviations, table = DOCUMENTED[name]
-    departs, reproduced = st.columns(2)
-    with departs.expander("Where the code departs from the paper"):
+    # one under the other, each the page's width: side by side at 1024 px a table was cut at
+    # its right and its numbers wrapped on three lines
+    with st.expander("Where the code departs from the paper"):
         st.markdown(section(DEVIATIONS, deviations))
         st.caption(f"From docs/deviations.md, “{deviations.lstrip('# ')}”.")
     label = ("Its presets, measured on the app's data" if table == _PRESETS
              else "The paper's table, reproduced")
-    with reproduced.expander(label):
+    with st.expander(label):
         st.markdown(section(BENCHMARKS, table))
         st.caption(f"From docs/benchmarks.md, “{table.lstrip('# ')}”: the command that "
                    "makes it and how to read it are there.")
