@@ -18,12 +18,16 @@ quarter of a megabyte with its numbers and the supervised SVM's boundary.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
+import json
 import math
 import zlib
+from pathlib import Path
 
 import numpy as np
+import plotly
 from plotly.colors import sample_colorscale, unlabel_rgb
 
 from engine.data import Generated
@@ -52,6 +56,12 @@ from engine.worker import trace_run
 from s3vm_core.metrics import unlabeled_error
 from toy_data import DATASETS, UNLABELED
 
+#: The player's own files (the page, the GIF writer, the player), played by the Watch page's
+#: component (``ui.player``) and saved as one page that plays offline (``film_page``).
+PLAYER_FOLDER = Path(__file__).with_name("film_player")
+PLAYER_FILES = ("index.html", "gif.js", "player.js")
+#: The installed plotly package's own plotly.js, so the player and the package agree.
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 #: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
 FRAME_MS = 50
 #: Time a looping film holds its last frame before it starts over: the result is what a
@@ -284,3 +294,28 @@ def _one_vs_rest_frames(run, labels: np.ndarray, n_classes: int) -> dict:
             "points": np.where(labels != UNLABELED, labels,
                                np.argmax(run.point_decisions, axis=-1)),
             "region_colors": region_colors(n_classes).tobytes(), "class_lines": palette}
+
+
+def film_page(args: dict, frame: int | None = None) -> str:
+    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
+    and the player inlined, the film's arguments (``film_args``; bytes in base64) in a script
+    before the player's, opening on ``frame`` (the last by default). The page the player's
+    "Save" row makes in the browser, made here for notebooks and the command line."""
+    saved = {"theme": None, "frame": len(args["states"]) - 1 if frame is None else int(frame),
+             "args": {key: {"base64": base64.b64encode(value).decode("ascii")}
+                      if isinstance(value, bytes) else value for key, value in args.items()}}
+    page = (PLAYER_FOLDER / "index.html").read_text(encoding="utf-8")
+    scripts = {"plotly.min.js": PLOTLY_JS.read_text(encoding="utf-8"),
+               "gif.js": (PLAYER_FOLDER / "gif.js").read_text(encoding="utf-8"),
+               "player.js": (PLAYER_FOLDER / "player.js").read_text(encoding="utf-8")}
+
+    def script(text: str) -> str:
+        return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+    for name, text in scripts.items():
+        inlined = script(text)
+        if name == "player.js":  # the film first: the player reads it as it starts
+            film = json.dumps(saved, allow_nan=False)
+            inlined = script(f"window.standaloneFilm = {film};") + inlined
+        page = page.replace(f'<script src="{name}"></script>', inlined)
+    return page

@@ -66,6 +66,9 @@ def fit_command(parser):
                         "order (as svmlin's labels files; '?' where unknown): the summary and "
                         "the trace give the error on the unlabeled points (a CSV file may "
                         "carry them instead, in a column named 'truth')")
+    parser.add_argument("--film", type=Path, metavar="PATH",
+                        help="write the film of the trace here: one HTML page that plays "
+                        "offline in any browser, the app's player (large: plotly.js inside)")
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="keep one inner iteration in K in the trace (default 1)")
     parser.add_argument("--n-jobs", type=int, default=None, metavar="N",
@@ -96,9 +99,12 @@ def run_fit(args) -> int:
             states = estimator.trace(X, data.y, every=args.every)
         except (ValueError, TypeError) as error:  # checked before the first state: the input
             raise UsageError(str(error)) from None
+        kept = [] if args.film is not None else None
         try:
             for state in states:
                 final = state
+                if kept is not None:
+                    kept.append(state)
                 record = _record(state, data, measured, estimator)
                 if trace_file is not None:
                     trace_file.write(json.dumps(record) + "\n")
@@ -112,6 +118,8 @@ def run_fit(args) -> int:
     _write_outputs(args, decision, predicted)
     if args.model is not None:
         _save_model(args.model, estimator, data, args.solver)
+    if args.film is not None:
+        _write_film(args.film, estimator, X, data, kept, measured)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
@@ -119,6 +127,28 @@ def run_fit(args) -> int:
             f"{_error_sentence(decision, data)}; outputs in "
             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
+
+
+#: Most numbers of a sparse X the film densifies to draw its points (8 bytes each: 400 MB).
+FILM_MAX_VALUES = 50_000_000
+
+
+def _write_film(path: Path, estimator, X, data, states, measured: bool) -> None:
+    """The film of the trace (``engine.notebook.film``: the app's player, one page)."""
+    from scipy import sparse
+
+    from engine.notebook import film
+
+    if sparse.issparse(X):
+        if X.shape[0] * X.shape[1] > FILM_MAX_VALUES:
+            raise UsageError(f"--film draws every point of the data, and {X.shape[0]:,} points "
+                             f"of {X.shape[1]:,} features are too many to draw: leave --film "
+                             "out, or reduce the data.")
+        X = X.toarray()
+    try:
+        film(estimator, X, data.y, states, y_true=data.truth if measured else None).save(path)
+    except OSError as error:
+        raise RunFailure(f"The film could not be written to {path}: {error.strerror}.") from None
 
 
 def _unlabeled_error(decision, data) -> float | None:

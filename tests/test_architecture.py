@@ -1,7 +1,7 @@
 """The layers of DESIGN.md "Layout", held as tests: each folder imports only the floors below it.
 
     pages/  ->  ui/ (Streamlit)  ->  engine/ (Streamlit-free)  ->  s3vm_core/, toy_data/
-    s3vm_cli/ (the command line)  ->  s3vm_core/, toy_data/
+    s3vm_cli/ (the command line)  ->  s3vm_core/, toy_data/ (and engine.notebook for --film)
 
 The engine runs in the solvers' child processes and the share link's parser, where Streamlit
 must never be imported; the library knows nothing of the app or the command line; the command
@@ -58,8 +58,11 @@ def test_the_library_imports_nothing_of_the_app(path):
 
 
 @pytest.mark.parametrize("path", python_files("s3vm_cli"), ids=module_name)
-def test_the_command_line_imports_nothing_of_the_app(path):
-    banned = {"ui", "engine", "pages", "streamlit", "plotly", "s3vm_explorer", "benchmarks"}
+def test_the_command_line_imports_nothing_of_the_app_but_its_film(path):
+    """(``--film`` writes the app's film: ``engine.notebook``, Streamlit-free.)"""
+    banned = {"ui", "pages", "streamlit", "s3vm_explorer", "benchmarks"}
+    engine = {name for name in imports_of(path) if name.startswith("engine")}
+    assert engine <= {"engine.notebook", "engine.notebook.film"}, engine
     assert not top_packages(path) & banned, f"{module_name(path)} imports " \
         f"{sorted(top_packages(path) & banned)}"
 

@@ -2,13 +2,13 @@
 
 plotly's own animation (frames and ``Plotly.animate``) redraws the whole figure for every frame,
 which held Play at about 8 frames per second in a browser without a GPU. This player
-(``player_frontend/``) lets plotly.js draw ``engine.figures.film.player_figure`` once and then,
+(``engine/film_player/``) lets plotly.js draw ``engine.figures.film.player_figure`` once and then,
 per frame, paints the decision function and its level lines on a canvas beneath the plot, sets
 the points' colours on plotly's markers (a plotly restyle would redraw the figure), moves the
 progress markers of the objective and stage-value charts and shows the frame's numbers. Its
 arguments (``engine.film.film_args``) are built in the solver's process.
 
-The player saves what it shows (``player_frontend/player.js``, its "Save" row): the frame on
+The player saves what it shows (``engine/film_player/player.js``, its "Save" row): the frame on
 screen as a PNG and the film as an animated GIF, drawn in the browser by the same code that
 draws the film (``gif.js`` writes the GIF), and itself with its film as one HTML file that
 plays offline (plotly.js inlined). It follows Streamlit's theme (light or dark).
@@ -27,18 +27,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import plotly
 import streamlit as st
 import streamlit.components.v1 as components
 
+from engine.film import PLAYER_FILES, PLAYER_FOLDER, PLOTLY_JS
 from engine.params import FILM_SPEEDS
 from ui import state as keys
 
-FRONTEND = Path(__file__).with_name("player_frontend")
-#: The player's own files: its page, the GIF writer and the player.
-FRONTEND_FILES = ("index.html", "gif.js", "player.js")
-#: The installed plotly package's own plotly.js, so the player and the package agree.
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+FRONTEND = PLAYER_FOLDER
 
 
 def _served_folder() -> Path:
@@ -49,11 +45,11 @@ def _served_folder() -> Path:
     (symbolic links included), and the page needs plotly.js beside it. Copying plotly.js into
     ``FRONTEND`` would write into the app's own source tree while it runs: Streamlit's file
     watcher then offers to rerun ("File change"), and a read-only install cannot be written at
-    all. (A change to ``player_frontend/`` therefore shows after a restart of the server.)
+    all. (A change to ``engine/film_player/`` therefore shows after a restart of the server.)
     """
     folder = Path(tempfile.mkdtemp(prefix="s3vm-explorer-player-"))  # this process's own
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    for source in (*(FRONTEND / name for name in FRONTEND_FILES), PLOTLY_JS):
+    for source in (*(FRONTEND / name for name in PLAYER_FILES), PLOTLY_JS):
         shutil.copyfile(source, folder / source.name)
     return folder
 

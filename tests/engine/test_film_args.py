@@ -13,11 +13,12 @@ from run_helpers import high_dimensional_run, make_run, with_baseline
 
 from engine.data import View
 from engine.figures.palette import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
-from engine.film import film_args, film_id
+from engine.film import PLAYER_FILES as FRONTEND_FILES
+from engine.film import PLOTLY_JS, film_args, film_id
 from s3vm_core import QNS3VM, ContinuationS3VM, SVMBaseline
 from s3vm_core.metrics import unlabeled_error
 from toy_data import pick_labeled, two_moons
-from ui.player import FRONTEND, FRONTEND_FILES, PLOTLY_JS
+from ui.player import FRONTEND
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,7 +122,7 @@ def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_in
 def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
     import ui.player
 
-    installed = tmp_path / "player_frontend"
+    installed = tmp_path / "film_player"
     shutil.copytree(FRONTEND, installed, ignore=shutil.ignore_patterns(PLOTLY_JS.name))
     installed.chmod(0o555)  # (not enforced for root: the listing below still shows it)
     monkeypatch.setattr(ui.player, "FRONTEND", installed)

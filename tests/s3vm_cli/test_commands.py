@@ -165,3 +165,14 @@ def test_every_bad_input_message_in_process(bad_files, monkeypatch, capsys, args
         returned = exit.code
     assert returned == code
     assert message in capsys.readouterr().err
+
+
+def test_fit_writes_the_film_of_its_trace_as_a_page_that_plays_offline(tmp_path, moons):
+    done = s3vm("fit", "moons.csv", "-s", "cs3vm", "-p", "sigma=0.4", "--true-labels",
+                "truth.txt", "--film", "moons.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "moons.html").read_text(encoding="utf-8")
+    saved = json.loads(page.split("window.standaloneFilm = ", 1)[1].split(";</script>", 1)[0])
+    assert saved["args"]["context"]["solver"] == "cS3VM (continuation)"
+    errors = {n["label"]: n for n in saved["args"]["numbers"]}["unlabeled error"]["values"]
+    assert errors[-1].endswith(" %")  # the truth file's classes score the film

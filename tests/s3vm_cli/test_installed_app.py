@@ -22,7 +22,7 @@ from toy_data import pick_labeled, two_moons
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-FRONTENDS = ("ui/player_frontend", "ui/counter_frontend")
+FRONTENDS = ("engine/film_player", "ui/counter_frontend")
 
 
 @pytest.fixture(scope="module")
