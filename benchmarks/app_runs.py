@@ -71,10 +71,10 @@ def _one_run(data, solver, preset, queue):
 
     from engine.data import Generated
     from engine.film import film_work
-    from engine.metrics import unlabeled_error
     from engine.presets import preset_params
     from engine.protocol import RunRequest, StateReached
     from engine.registry import SOLVERS, run_form
+    from s3vm_core.metrics import unlabeled_error
     from toy_data import pick_labeled
 
     source = Generated(*data)
