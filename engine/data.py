@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.params import MAX_POINTS
-from toy_data import make_dataset
+from toy_data import UNLABELED, make_dataset
 from toy_data.files import read_data
 
 #: Largest file the Data page reads (the server refuses larger ones first:
@@ -226,3 +226,15 @@ def read_upload(name: str, data: bytes) -> Upload:
                   classes=tuple(read.classes.tolist()),
                   notes=tuple(dict.fromkeys(str(w.message) for w in caught)))
 
+
+def class_shares(labels, y_true) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each class's share among the labeled points and among all points, class by class, or
+    None when the data's own shares are unknown (a point without a true class) or nothing is
+    labeled."""
+    labels, y_true = np.asarray(labels), np.asarray(y_true)
+    labeled = labels != UNLABELED
+    if not labeled.any() or np.any(y_true == UNLABELED):
+        return None
+    n_classes = int(y_true.max()) + 1
+    return (np.bincount(labels[labeled], minlength=n_classes) / labeled.sum(),
+            np.bincount(y_true, minlength=n_classes) / len(y_true))

@@ -59,7 +59,18 @@ class Solver:
     longer_path: tuple[tuple[str, object], ...] = ()
     longer_path_words: str = ""
 
+    @property
+    def balance_from_labels(self) -> bool:
+        """Whether the solver looks for the labeled points' shares of the classes among the
+        unlabeled points (``BALANCE_FROM_LABELS``)."""
+        return self.name in BALANCE_FROM_LABELS
 
+
+#: The solvers that take the class balance from the labeled points: the balance constraint of
+#: ∇TSVM and LDS (LDS paper eq. (5)) and of cS3VM (its eq. (3)), QN-S3VM's offset (§3.1), DA's
+#: r = None (DA paper eq. (5)) and label switching's num+ (Joachims 1999, step 1).
+BALANCE_FROM_LABELS = frozenset({"GradientTSVM", "LDS", "ContinuationS3VM", "QNS3VM",
+                                 "DeterministicAnnealingS3VM", "LabelSwitchingTSVM"})
 #: Points above which a solver with an O(n^3) step runs its scalable form in the app: at 2,000
 #: points the exact forms kept the film waiting 3-30 s (``benchmarks.app_runs``).
 SCALABLE_ABOVE = 1000

@@ -1,7 +1,9 @@
 """Watch a solver: run it on the current data and labels, then play its optimization path."""
 
+import numpy as np
 import streamlit as st
 
+from engine.data import class_shares
 from engine.figures.data import soft_labels_figure
 from engine.figures.film import shipped
 from engine.film import film_id
@@ -10,7 +12,7 @@ from engine.params import BUDGET
 from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
 from engine.registry import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
 from engine.stages import event_text, extras_text, returned_state, stage_text
-from toy_data import class_count
+from toy_data import UNLABELED, class_count
 from ui import state
 from ui.charts import chart
 from ui.forms import (
@@ -21,6 +23,7 @@ from ui.forms import (
     require_valid_parameters,
     take_longer_path,
 )
+from ui.labelling import label_in_proportion
 from ui.player import film, follow_film, jump_film
 from ui.runs import (
     FRESH_PAGE_SETTLE,
@@ -40,6 +43,14 @@ PRESENTATION_STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 1rem 1rem !important;
                                        max-width: none !important; }
 </style>"""
+
+#: Labeled shares of the classes this far from the data's are said beside the film.
+BALANCE_NOTE = 0.1
+
+
+def shares_text(shares) -> str:
+    return ", ".join(f"class {c} {100 * share:.0f} %" for c, share in enumerate(shares))
+
 
 #: Films of at most this many states are short: where the solver has a longer path, it is
 #: offered.
@@ -165,6 +176,20 @@ with film_place:
         st.warning(literal(sentence), icon=":material/warning:")
     if scalable_note:
         st.caption(scalable_note)
+    # A balance taken from labels picked by hand is the user's, not the data's: say so, with
+    # the data's own shares and one click to labels in them.
+    shares = class_shares(labels, data.y_true)
+    if (state.labels_by_hand() and SOLVERS[solver].balance_from_labels and shares is not None
+            and np.max(np.abs(shares[0] - shares[1])) > BALANCE_NOTE):
+        note, take = st.columns([3, 1], vertical_alignment="center")
+        note.info(f"{SOLVERS[solver].title} takes the class balance from your labels, picked "
+                  f"by hand: {shares_text(shares[0])} of the labeled points, and it looks for "
+                  "these shares among the unlabeled points. The data's own shares are "
+                  f"{shares_text(shares[1])}.")
+        take.button("Label in the data's proportions", on_click=label_in_proportion,
+                    args=(int(np.sum(labels != UNLABELED)),), key="label_in_proportion",
+                    width="stretch", help="As many labels as now, drawn at random in the "
+                    "data's proportions (at least one a class).")
     path = SOLVERS[solver].longer_path
     if len(run.states) <= SHORT_FILM and path and not set(path) <= set(solved_params.items()):
         note, take = st.columns([3, 1], vertical_alignment="center")

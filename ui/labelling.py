@@ -10,8 +10,9 @@ import streamlit as st
 
 from engine.data import read_upload
 from engine.params import K_LABELS, MAX_ADDED, MAX_POINTS, max_added
-from toy_data import UNLABELED, pick_labeled
+from toy_data import UNLABELED, pick_labeled, pick_labeled_at_random
 from ui import state as keys
+from ui.runs import dataset
 
 
 def use_upload() -> None:
@@ -51,7 +52,8 @@ def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
     current = list(state.get(keys.LABELS, []))
     remember_labels()
     state[keys.ADDED], state[keys.ADDED_FOR] = [*points, point], keys.data_key()
-    keys.set_labels([*current, point[2] if labeled else UNLABELED])
+    keys.set_labels([*current, point[2] if labeled else UNLABELED],
+                    by_hand=labeled or keys.labels_by_hand())
 
 
 def remove_added_points() -> None:
@@ -74,7 +76,7 @@ def apply_brush(indices) -> None:
             updated[int(index)] = int(st.session_state[keys.BRUSH])
     if updated != current:  # (a repeated selection event is no new action to undo)
         remember_labels()
-        keys.set_labels(updated)
+        keys.set_labels(updated, by_hand=True)
 
 
 def clear_labels() -> None:
@@ -158,3 +160,13 @@ def pick_random_labels(y_true) -> None:
                                 random_state=int(np.random.default_rng().integers(2**31))))
     except ValueError as error:
         keys.report_error(f"{error} No labels were picked.")
+
+
+def label_in_proportion(n_labeled: int) -> None:
+    """As many labels as now, drawn at random in the data's own proportions of the classes
+    (at least one of each): the balance the solvers take from the labels is then the data's.
+    The Watch page's offer beside labels picked by hand."""
+    y_true = dataset(keys.data_source()).y_true
+    remember_labels()
+    keys.set_labels(pick_labeled_at_random(
+        y_true, n_labeled, random_state=int(np.random.default_rng().integers(2**31))))

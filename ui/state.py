@@ -34,6 +34,8 @@ NOISE = "noise"              # sidebar slider
 SEED = "seed"                # sidebar number input
 LABELS = "labels"            # list[int], -1 = unlabeled, in data order
 LABELS_FOR = "labels_for"    # the data description the labels belong to
+LABELS_BY_HAND = "labels_by_hand"  # the labels were picked by hand (brush, box, a click):
+                                   # their classes' shares are the user's, not the data's
 LABEL_HISTORY = "label_history"  # before each labelling action: (data, added points, labels)
 LABEL_FUTURE = "label_future"    # the same, of the actions undone (for redo)
 UNDO_LABELS = "undo_labels"  # Data page button: undo the last labelling action
@@ -205,9 +207,16 @@ def labels(y_true: np.ndarray) -> np.ndarray:
     return np.asarray(state[LABELS], dtype=int)
 
 
-def set_labels(values) -> None:
+def set_labels(values, by_hand: bool = False) -> None:
+    """The labels of the current data set (``-1`` unlabeled); ``by_hand`` when a user picked
+    them point by point (their shares of the classes are then the user's)."""
     st.session_state[LABELS] = [int(v) for v in values]
     st.session_state[LABELS_FOR] = data_source()
+    st.session_state[LABELS_BY_HAND] = by_hand
+
+
+def labels_by_hand() -> bool:
+    return bool(st.session_state.get(LABELS_BY_HAND))
 
 
 def typed_key(key: str) -> str:

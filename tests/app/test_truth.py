@@ -171,3 +171,28 @@ def test_a_film_of_a_few_newton_steps_says_so_and_offers_the_pcg_path(app):
     assert at.session_state[state.solver_param_key("LapSVM", "solver")] == "pcg"
     assert len(film(at)["states"]) > 3 * short
     assert not any("reaches its answer in" in shown(i.value) for i in at.info)
+
+
+def test_a_balance_taken_from_labels_picked_by_hand_is_said_with_the_datas_own(app):
+    """Three blobs, a label a class, then a box of many points of one class: the solvers with
+    a balance constraint look for the labels' shares among the unlabeled points. The page says
+    so beside the film, with the data's shares and one click to labels in them (issue 33,
+    item 4)."""
+    at = app.run()
+    at.sidebar.selectbox(key=state.DATASET).set_value("blobs_3").run()
+    labels = np.array(at.session_state[state.LABELS])
+    boxed = set(np.flatnonzero(labels == -1)[:27].tolist())  # (the first points: class 0)
+    # what the brush's callback leaves after a box over 27 points (ui.labelling.apply_brush)
+    at.session_state[state.LABELS] = [0 if i in boxed else int(v) for i, v in enumerate(labels)]
+    at.session_state[state.LABELS_BY_HAND] = True
+    at.session_state[state.SOLVER] = "DeterministicAnnealingS3VM"
+    at.switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    said = [shown(i.value) for i in at.info if "takes the class balance from your labels" in
+            shown(i.value)]
+    assert said and "class 0 93 %" in said[0] and "class 0 33 %" in said[0]
+    at.button(key="label_in_proportion").click().run()
+    relabeled = np.array(at.session_state[state.LABELS])
+    assert (relabeled != -1).sum() == 30  # as many labels as before, in the data's shares
+    assert not any("takes the class balance from your labels" in shown(i.value)
+                   for i in at.info)

@@ -44,3 +44,15 @@ def test_every_scalable_form_runs_the_same_run_twice():
         first, second = (make_estimator(name, params).fit(X, labels).decision_function(X)
                          for _ in range(2))
         assert np.array_equal(first, second), name
+
+
+def test_the_solvers_said_to_take_the_balance_from_the_labels_are_the_librarys():
+    """The registry's BALANCE_FROM_LABELS agrees with each estimator's own account."""
+    from engine.registry import SOLVERS
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(30, noise=0.1, random_state=0)
+    labels = pick_labeled(y, 2, random_state=0)
+    for name, spec in SOLVERS.items():
+        model = spec.estimator().fit(X, labels)
+        assert (model._balance_from_labels() is not None) == spec.balance_from_labels, name
