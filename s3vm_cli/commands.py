@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from s3vm_cli.main import RunFailure, UsageError, command, quoted, say
+from s3vm_cli.frame import RunFailure, UsageError, command, quoted, say
 from s3vm_cli.parameters import parameter_help
 from s3vm_core import ESTIMATORS
 from s3vm_core.metrics import unlabeled_error
@@ -86,7 +86,7 @@ def run_fit(args) -> int:
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}.")
     estimator = _estimator(args.solver, args.param)
-    data = _read(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
+    data = read_file(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
     measured = args.true_labels is not None or bool(data.scored.any())
     if data.classes.size > 2:
         from s3vm_core import OneVsRestS3VM
@@ -190,7 +190,7 @@ def predict_command(parser):
 def run_predict(args) -> int:
     estimator, info = _load_model(args.model, args.allow_unsafe_pickle)
     classes, zero_based = np.asarray(info["classes"]), info.get("zero_based")
-    data = _read(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
+    data = read_file(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
                  zero_based="auto" if zero_based is None else zero_based)
     try:
         X = _dense_unless_accepted(data.X, estimator)
@@ -346,7 +346,7 @@ def _value(text: str):
         return text
 
 
-def _read(path, **kwargs):
+def read_file(path, **kwargs):
     """The data file by ``toy_data.files.read_data``; its warnings (a doubtful header row) go
     to stderr as one line each, its errors are usage errors (exit 2)."""
     from toy_data.files import read_data

@@ -1,64 +1,17 @@
-"""The command line's frame: its subcommands, its one-line errors and its exit codes.
+"""The command line: its parser of the registered subcommands (``s3vm_cli.commands``,
+``s3vm_cli.svmlin``), its one-line errors and its exit codes.
 
 Exit codes: 0 done, 1 the run failed (the solver or the disk), 2 bad usage or bad input (a bad
-file, an unknown or out-of-range parameter). Every error is one line on stderr. Each command is
-one function registered with ``@command`` (its arguments, then its run), in
-``s3vm_cli.commands`` and ``s3vm_cli.svmlin``.
+file, an unknown or out-of-range parameter). Every error is one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 
-
-class UsageError(Exception):
-    """Bad usage or bad input: exit code 2."""
-
-
-class RunFailure(Exception):
-    """The run itself failed: exit code 1."""
-
-
-@dataclass
-class Command:
-    name: str
-    summary: str
-    example: str
-    configure: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]
-
-
-COMMANDS: list[Command] = []
-
-
-def command(name: str, summary: str, example: str):
-    """Register a subcommand: the decorated function adds its arguments to the subparser it is
-    given and returns the function that runs it (``args -> exit code``)."""
-    def register(configure):
-        COMMANDS.append(Command(name, summary, example, configure))
-        return configure
-    return register
-
-
-#: Longest message written (characters): a message quotes what it was given, cut.
-MAX_MESSAGE_CHARS = 1000
-
-
-def say(message: str) -> None:
-    """One line on stderr, prefixed ``s3vm:`` (its whitespace made single spaces, cut at
-    ``MAX_MESSAGE_CHARS``)."""
-    message = " ".join(str(message).split())
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = message[:MAX_MESSAGE_CHARS] + " [...]"
-    sys.stderr.write(f"s3vm: {message}\n")
-
-
-def quoted(text: str, limit: int = 60) -> str:
-    """``text`` as a message quotes it: its repr, cut to ``limit`` characters."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+from s3vm_cli import commands, svmlin  # noqa: F401 - importing them registers their commands
+from s3vm_cli.frame import COMMANDS, RunFailure, UsageError, say
 
 
 def _show_warning(message, category, *_args, **_kwargs) -> None:
@@ -73,8 +26,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from s3vm_cli import commands, svmlin  # noqa: F401 - importing them registers their commands
-
     parser = _Parser(
         prog="s3vm", description="Semi-supervised SVMs of five papers on your own data files.",
         epilog="Run `s3vm COMMAND --help` for a command's options and an example.")

@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from s3vm_cli.main import RunFailure, UsageError, command, say
+from s3vm_cli.frame import RunFailure, UsageError, command, say
 
 #: svmlin's defaults (its svmlin.cpp): algorithm 1, lambda = lambda_u = 1, R = 0.5, S = 10000.
 DEFAULTS = {"algorithm": 1, "W": 1.0, "U": 1.0, "R": 0.5, "S": 10_000}
@@ -210,9 +210,9 @@ def _test_mode(args, stem: str) -> int:
 
 
 def _read_svmlin(examples, **kwargs):
-    from s3vm_cli.commands import _read
+    from s3vm_cli.commands import read_file
 
-    return _read(examples, format="svmlight", **kwargs)
+    return read_file(examples, format="svmlight", **kwargs)
 
 
 def with_bias(X):
