@@ -1,6 +1,6 @@
 "use strict";
-// The film player: the Watch page's component and the page it saves, both playing what
-// engine/film.py builds (film_args).
+// The film player: the Watch page's component and the page it saves, both playing the
+// arguments that the engine's film module builds (film_args).
 //
 // plotly draws the figure once: points, axes, the objective and stage-value charts. Each frame
 // then costs a few milliseconds instead of a full plotly redraw: the decision function and its
@@ -44,7 +44,7 @@ function int8(bytes) {
   return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-// The frames' bytes come zlib-compressed (engine/film.py): about a ninth of their size.
+// The frames' bytes come zlib-compressed (by the engine's film module): a ninth of their size.
 async function inflate(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
@@ -74,7 +74,7 @@ function applyTheme(next) {
 }
 
 // The figure as drawn in the page's theme: on a dark page the colours that would vanish are
-// swapped (engine/figures/palette.py: DARK_COLORS), and the axes and text take the page's text colour.
+// swapped (the palette's DARK_COLORS), and the axes and text take the page's text colour.
 function themedFigure() {
   let text = args.figure;
   if (film.dark) {
