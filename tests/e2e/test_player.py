@@ -187,18 +187,23 @@ def test_the_film_is_saved_as_a_png_a_gif_and_a_page_that_plays_offline(
     blue, vermillion = ([int(c) for c in DECISION_FILL[end][1][4:-1].split(",")]
                         for end in (-1, 0))
 
-    # the camera over the film saves the player's picture of the frame
+    # no toolbar over the film (it covered the charts' titles): the Save row saves the frame,
+    # with what it is of (the solver, its paper, the data) and a file name that says it
     player.locator("#plot").hover()
-    assert player.locator('.modebar-btn[data-title^="Download plot"]').count() == 0
-    camera = '.modebar-btn[data-title="save this frame as a PNG, with everything drawn"]'
-    frame = Image.open(saved(page, player, camera, tmp_path / "camera.png"))
+    assert player.locator(".modebar").count() == 0
+    player.get_by_text("⤓ Save", exact=True).click()
+    with page.expect_download() as download:
+        player.locator("#png").click()
+    name = download.value.suggested_filename
+    assert name.startswith("cs3vm-two-moons-n200-2-labeled-frame-") and name.endswith(".png")
+    download.value.save_as(tmp_path / "camera.png")
+    frame = Image.open(tmp_path / "camera.png")
     assert frame.size[0] == 1920
     # the decision function fills the boundary plot: both saturated fill colours are there
     assert drawn_share(frame, blue) > 0.02 and drawn_share(frame, vermillion) > 0.02
     assert drawn_share(frame, (64, 64, 64), tolerance=40) > 0.002  # the level lines
 
     # the Save row says each file's size before it is saved
-    player.get_by_text("⤓ Save", exact=True).click()
     png_text = player.locator("#png").text_content()
     gif_text = player.locator("#gif").text_content()
     assert png_text.startswith("PNG of this frame · 1920 × ") and png_text.endswith(" px")

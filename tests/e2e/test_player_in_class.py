@@ -17,7 +17,8 @@ from browser_helpers import (
     screenshot,
 )
 
-from ui.player import FRONTEND, PLOTLY_JS
+from engine.film import PLOTLY_JS
+from ui.player import FRONTEND
 
 pytestmark = pytest.mark.e2e
 
@@ -215,7 +216,7 @@ def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
         assert sizes["clipped"] == []
         assert sizes["player_bottom"] <= height, (sizes, path)
         # the toggles above the film say their whole names ("pres…" at 1024 px before)
-        for label in ("presentation", "supervised SVM boundary (dashed)"):
+        for label in ("presentation", "supervised SVM (dashed)"):
             cut = page.get_by_text(label, exact=True).evaluate(
                 """el => { for (let at = el; at && at.tagName !== 'LABEL';
                                 at = at.parentElement)
