@@ -7,6 +7,12 @@ Unlabeled points are marked ``-1`` in ``y``. ``OneVsRestS3VM`` takes any of them
 classes.
 """
 
+from s3vm_core.global_opt import (
+    BranchAndBoundS3VM,
+    CommonObjective,
+    common_objective,
+    matched_solvers,
+)
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
@@ -29,10 +35,13 @@ ESTIMATORS = {
     "laprlsc": LapRLSC,
     "label-switching": LabelSwitchingTSVM,
     "graph": GraphKernelSVM,
+    "bnb": BranchAndBoundS3VM,
 }
 
 __all__ = [
     "ESTIMATORS",
+    "BranchAndBoundS3VM",
+    "CommonObjective",
     "LDS",
     "ContinuationS3VM",
     "DeterministicAnnealingS3VM",
@@ -46,6 +55,8 @@ __all__ = [
     "QNS3VM",
     "SVMBaseline",
     "SolverState",
+    "common_objective",
     "decision_on_grid",
+    "matched_solvers",
     "smoothed_objective_along_line",
 ]
