@@ -10,7 +10,9 @@ classes.
 from s3vm_core.global_opt import (
     BranchAndBoundS3VM,
     CommonObjective,
+    GlobalComparison,
     common_objective,
+    compare_with_global_minimum,
     matched_solvers,
 )
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
@@ -42,6 +44,7 @@ __all__ = [
     "ESTIMATORS",
     "BranchAndBoundS3VM",
     "CommonObjective",
+    "GlobalComparison",
     "LDS",
     "ContinuationS3VM",
     "DeterministicAnnealingS3VM",
@@ -56,6 +59,7 @@ __all__ = [
     "SVMBaseline",
     "SolverState",
     "common_objective",
+    "compare_with_global_minimum",
     "decision_on_grid",
     "matched_solvers",
     "smoothed_objective_along_line",

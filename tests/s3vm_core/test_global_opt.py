@@ -24,6 +24,7 @@ from s3vm_core import (
     OneVsRestS3VM,
     SVMBaseline,
     common_objective,
+    compare_with_global_minimum,
     decision_on_grid,
     matched_solvers,
 )
@@ -356,3 +357,20 @@ def test_scoring_needs_a_fit_on_the_same_data(moons):
     model = SVMBaseline().fit(X, labels)
     with pytest.raises(ValueError, match="fitted on 40"):
         common_objective(model, X[:30], labels[:30])
+
+
+def test_one_call_compares_every_solver_with_the_global_minimum():
+    X, _, labels = _moons(24, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        comparison = compare_with_global_minimum(X, labels, names=("svm", "cs3vm", "da"))
+    exact = comparison.exact
+    assert exact.proven_ and exact.init == () and set(comparison.seconds) == {
+        "svm", "cs3vm", "da", "exact"}
+    # the defaults were resolved once and given to every solver
+    assert comparison.solvers["cs3vm"].sigma_ == exact.sigma_ and exact.sigma_ is not None
+    for name, score in comparison.scores.items():
+        assert (score.C, score.C_star) == (exact.C_, exact.C_star_)
+        assert comparison.gap(name) >= -1e-9
+        assert comparison.reached(name) == (comparison.gap(name) <= 1e-6)
+    assert not comparison.reached("svm")
