@@ -10,6 +10,14 @@ contradict), an iteration limit with scikit-learn's ``ConvergenceWarning``.
 """
 
 from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
+from s3vm_core.global_opt import (
+    BranchAndBoundS3VM,
+    CommonObjective,
+    GlobalComparison,
+    common_objective,
+    compare_with_global_minimum,
+    matched_solvers,
+)
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
@@ -32,10 +40,14 @@ ESTIMATORS = {
     "laprlsc": LapRLSC,
     "label-switching": LabelSwitchingTSVM,
     "graph": GraphKernelSVM,
+    "bnb": BranchAndBoundS3VM,
 }
 
 __all__ = [
     "ESTIMATORS",
+    "BranchAndBoundS3VM",
+    "CommonObjective",
+    "GlobalComparison",
     "LDS",
     "BalanceWarning",
     "ContinuationS3VM",
@@ -51,6 +63,9 @@ __all__ = [
     "QNS3VM",
     "SVMBaseline",
     "SolverState",
+    "common_objective",
+    "compare_with_global_minimum",
     "decision_on_grid",
+    "matched_solvers",
     "smoothed_objective_along_line",
 ]

@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-STAGES = ("setup", "C_star", "gamma", "alpha", "T", "newton", "pcg", "fit")
+STAGES = ("setup", "C_star", "gamma", "alpha", "T", "newton", "pcg", "fit", "bound")
 EVENTS = ("init", "iter", "stage_end", "final")
 
 

@@ -35,6 +35,7 @@ SETTINGS = {
                                     "max_stages": 6}),
     "LapSVM": ({"solver": "pcg", "stopping": "stability"}, {}),
     "LapRLSC": ({"solver": "pcg"}, {}),
+    "BranchAndBoundS3VM": ({"init": ("cs3vm",)}, {"init": (), "C": 10.0}),
 }
 
 

@@ -1,0 +1,376 @@
+"""The common objective (eq. (2) of the continuation paper with the hinge, balance (3)) and the
+exact branch-and-bound solver that minimizes it (issue 35)."""
+
+import functools
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from s3vm_core import (
+    ESTIMATORS,
+    LDS,
+    QNS3VM,
+    BranchAndBoundS3VM,
+    ContinuationS3VM,
+    DeterministicAnnealingS3VM,
+    GraphKernelSVM,
+    LabelSwitchingTSVM,
+    LapSVM,
+    OneVsRestS3VM,
+    SVMBaseline,
+    common_objective,
+    compare_with_global_minimum,
+    decision_on_grid,
+    matched_solvers,
+)
+from s3vm_core.global_opt import SeedWarning, solver_costs
+from s3vm_core.losses import hinge, symmetric_exp
+from toy_data import pick_labeled, two_circles, two_moons
+
+
+def _moons(n, per_class=1, seed=0):
+    X, y = two_moons(n, noise=0.1, random_state=seed)
+    return X, y, pick_labeled(y, per_class, random_state=seed)
+
+
+def _signed(labels):
+    return np.where(labels == -1, 0, np.where(labels == 1, 1, -1))
+
+
+def _rbf(X, sigma):
+    squared = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+    return np.exp(-squared / (2 * sigma**2))
+
+
+# -- an independent small solver: every labeling, one convex problem each ---------------------
+
+
+def _labeling_minimum_dual(K, y, labeled, C, C_star):
+    """The minimum of eq. (2) for one labeling ``y`` of every point under (3): the dual of the
+    fixed-bias SVM on the kernel centred on the unlabeled mean, by L-BFGS-B over its box."""
+    n, unlabeled = len(y), ~labeled
+    P = np.eye(n) - np.outer(np.ones(n), unlabeled / unlabeled.sum())
+    Q = (P @ K @ P.T) * np.outer(y, y)
+    p = 1.0 - y * y[labeled].mean()
+    cap = np.where(labeled, C, C_star)
+    result = minimize(lambda a: (0.5 * a @ Q @ a - p @ a, Q @ a - p), np.zeros(n), jac=True,
+                      method="L-BFGS-B", bounds=list(zip(np.zeros(n), cap, strict=True)),
+                      options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000})
+    return -result.fun
+
+
+def _brute_force(X, labels, sigma, C, C_star):
+    return _brute_force_cached(X.tobytes(), X.shape, labels.tobytes(), sigma, C, C_star)
+
+
+@functools.cache
+def _brute_force_cached(X, shape, labels, sigma, C, C_star):
+    X, labels = np.frombuffer(X).reshape(shape), np.frombuffer(labels, dtype=np.int64)
+    signed = _signed(labels).astype(float)
+    labeled = signed != 0
+    K = _rbf(X, sigma)
+    best = np.inf
+    for signs in itertools.product([-1.0, 1.0], repeat=int((~labeled).sum())):
+        y = signed.copy()
+        y[~labeled] = signs
+        best = min(best, _labeling_minimum_dual(K, y, labeled, C, C_star))
+    return best
+
+
+@pytest.mark.parametrize(("seed", "C", "C_star", "sigma"),
+                         [(3, 5.0, 2.0, 0.5), (4, 1.0, 1.0, 0.3)])
+def test_the_exact_solver_equals_brute_force_enumeration_of_every_labeling(seed, C, C_star,
+                                                                            sigma):
+    X, _, labels = _moons(10, seed=seed)  # 8 unlabeled points: 256 labelings
+    expected = _brute_force(X, labels, sigma, C, C_star)
+    model = BranchAndBoundS3VM(C=C, C_star=C_star, sigma=sigma, init=()).fit(X, labels)
+    assert model.proven_ and model.objective_ == pytest.approx(expected, rel=1e-8)
+    assert model.lower_bound_ == model.objective_ and model.gap_ == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("branching", ["balanced", "confident"])
+def test_the_exact_solver_equals_brute_force_at_twelve_unlabeled_points(branching):
+    X, _, labels = _moons(14, seed=3)  # 4096 labelings
+    expected = _brute_force(X, labels, 0.5, 5.0, 2.0)
+    model = BranchAndBoundS3VM(C=5.0, C_star=2.0, sigma=0.5, init=(),
+                               branching=branching).fit(X, labels)
+    assert model.objective_ == pytest.approx(expected, rel=1e-8)
+
+
+def test_the_optimum_solves_eq_2_with_the_balance_constraint_written_out():
+    # eq. (2) in the original kernel, f = K alpha + b, with (3) as an explicit equality
+    # constraint (no centring), at the labeling the exact solver returns: the same value
+    X, _, labels = _moons(12, seed=5)
+    sigma, C, C_star = 0.5, 4.0, 2.0
+    model = BranchAndBoundS3VM(C=C, C_star=C_star, sigma=sigma, init=()).fit(X, labels)
+    K, n = _rbf(X, sigma), len(labels)
+    signed = _signed(labels).astype(float)
+    labeled = signed != 0
+    y = np.where(labeled, signed, np.where(model.decision_function(X) >= 0, 1.0, -1.0))
+    cost = np.where(labeled, C, C_star)
+    target = signed[labeled].mean()
+    constraints = [
+        {"type": "ineq", "fun": lambda v: y * (K @ v[:n] + v[n]) - 1 + v[n + 1:],
+         "jac": lambda v: np.hstack([y[:, None] * K, y[:, None], np.eye(n)])},
+        {"type": "eq", "fun": lambda v: [np.mean(K[~labeled] @ v[:n]) + v[n] - target],
+         "jac": lambda v: np.hstack([K[~labeled].mean(axis=0), [1.0], np.zeros(n)])[None]},
+    ]
+    start = np.r_[np.zeros(n + 1), np.full(n, 2.0)]
+    result = minimize(lambda v: 0.5 * v[:n] @ K @ v[:n] + cost @ v[n + 1:], start,
+                      jac=lambda v: np.r_[K @ v[:n], 0.0, cost], constraints=constraints,
+                      bounds=[(None, None)] * (n + 1) + [(0, None)] * n, method="SLSQP",
+                      options={"ftol": 1e-13, "maxiter": 1000})
+    assert result.fun == pytest.approx(model.objective_, rel=1e-7)
+
+
+# -- never worse than a local solver, bounds below the objective -----------------------------
+
+
+@pytest.mark.parametrize("data", [two_moons, two_circles], ids=["moons", "circles"])
+def test_the_exact_solver_never_exceeds_any_local_solver_on_the_same_data(data):
+    X, y = data(34, noise=0.1, random_state=1)
+    labels = pick_labeled(y, 2, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = BranchAndBoundS3VM(C=5.0, sigma=0.5, init=()).fit(X, labels)
+        l, u = int((labels != -1).sum()), int((labels == -1).sum())
+        solvers = matched_solvers(5.0, 5.0, l, u, sigma=0.5,
+                                  names=("svm", "cs3vm", "tsvm", "qn-s3vm", "da",
+                                         "label-switching"))
+        scores = {name: common_objective(solver.fit(X, labels), X, labels, C=5.0, C_star=5.0)
+                  for name, solver in solvers.items()}
+    assert exact.proven_
+    for name, score in scores.items():
+        assert exact.objective_ <= score.balanced_value * (1 + 1e-9), name
+    # the search itself, not only its start, beats the local solvers on most draws; here the
+    # supervised start is far worse than the optimum
+    assert scores["svm"].balanced_value > 1.5 * exact.objective_
+
+
+def test_a_budget_returns_the_incumbent_with_a_certified_gap_that_holds():
+    X, _, labels = _moons(60, seed=2)
+    proven = BranchAndBoundS3VM(C=1.0, sigma=0.5, init=()).fit(X, labels)
+    budget = BranchAndBoundS3VM(C=1.0, sigma=0.5, init=(), max_nodes=20)
+    with pytest.warns(ConvergenceWarning, match=r"stopped at max_nodes=20 nodes .* at most "
+                                                r"\S+ \(\S+ %\) above the global minimum "
+                                                r"\(certified lower bound"):
+        states = list(budget.trace(X, labels))
+    assert not budget.proven_ and budget.n_nodes_ == 20
+    assert budget.lower_bound_ < budget.objective_ and budget.gap_ > 0
+    # the certificate is true: the optimum lies between the bound and the incumbent
+    assert budget.lower_bound_ <= proven.objective_ * (1 + 1e-12)
+    assert proven.objective_ <= budget.objective_ * (1 + 1e-12)
+    for state in states:
+        assert state.extras["lower_bound"] <= state.objective * (1 + 1e-12)
+        assert state.stage_value == pytest.approx(state.objective - state.extras["lower_bound"])
+
+
+def test_the_trace_films_an_incumbent_that_improves_and_a_bound_that_rises():
+    X, _, labels = _moons(40, seed=2)
+    model = BranchAndBoundS3VM(C=1.0, sigma=0.5, init=())
+    states = list(model.trace(X, labels))
+    assert [s.event for s in states[:1]] == ["init"] and states[-1].event == "final"
+    assert all(s.stage == "bound" for s in states) and len(states) > 3
+    objectives = [s.objective for s in states]
+    bounds = [s.extras["lower_bound"] for s in states]
+    assert np.all(np.diff(objectives) <= 1e-12) and np.all(np.diff(bounds) >= -1e-12)
+    assert states[-1].stage_value == 0.0 and bounds[0] < objectives[-1]
+    assert [s.extras["n_nodes"] for s in states][-1] == model.n_nodes_
+
+
+def test_decisions_on_a_grid_are_the_states_models():
+    X, _, labels = _moons(30, seed=1)
+    model = BranchAndBoundS3VM(C=5.0, sigma=0.5, init=())
+    trace = model.trace(X, labels)
+    grid = np.random.default_rng(0).uniform(-1.5, 2.5, size=(40, 2))
+    features = model.features(grid)  # before the first state, as the contract says
+    states = list(trace)
+    np.testing.assert_allclose(decision_on_grid(features, states)[-1],
+                               model.decision_function(grid), atol=1e-12)
+    np.testing.assert_allclose(states[-1].train_decision, model.decision_function(X),
+                               atol=1e-8)
+    np.testing.assert_array_equal(model.transduction_, model.predict(X))
+
+
+def test_the_exact_solver_scores_its_own_objective_on_the_yardstick():
+    X, _, labels = _moons(30, seed=1)
+    model = BranchAndBoundS3VM(C=5.0, C_star=2.0, sigma=0.5, init=()).fit(X, labels)
+    score = common_objective(model, X, labels)
+    assert (score.C, score.C_star) == (5.0, 2.0)
+    assert score.value == pytest.approx(model.objective_, rel=1e-9)
+    assert abs(score.balance_residual) < 1e-12
+
+
+def test_the_local_solvers_start_the_incumbent_and_the_search_confirms_it():
+    X, y, labels = _moons(34, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        started = BranchAndBoundS3VM(C=10.0, sigma=0.4).fit(X, labels)
+        alone = BranchAndBoundS3VM(C=10.0, sigma=0.4, init=()).fit(X, labels)
+    assert started.objective_ == pytest.approx(alone.objective_, rel=1e-9)
+    assert started.incumbent_source_ in ("svm", "search", *started.init)
+    # another solver's answer can be given as a start
+    good = alone.decision_function(X)
+    restarted = BranchAndBoundS3VM(C=10.0, sigma=0.4, init=()).fit(X, labels, start=[good])
+    assert restarted.objective_ == pytest.approx(alone.objective_, rel=1e-9)
+    assert restarted.n_nodes_ <= alone.n_nodes_
+
+
+def test_a_start_of_the_wrong_shape_and_an_unknown_init_name_are_refused():
+    X, _, labels = _moons(20)
+    with pytest.raises(ValueError, match=r"start\[0\] must hold one finite decision value per "
+                                         r"training point \(20\)"):
+        BranchAndBoundS3VM(init=()).fit(X, labels, start=[np.zeros(5)])
+    with pytest.raises(ValueError, match=r"init=\('cs3vm', 'lds'\) names 'lds', which is not a "
+                                         "local solver of the common objective"):
+        BranchAndBoundS3VM(init=("cs3vm", "lds")).fit(X, labels)
+
+
+def test_a_local_solver_that_refuses_its_parameters_is_skipped_with_a_warning():
+    X, _, labels = _moons(20)
+    # C = 1e-6 with two labeled points is DA's lam = 1 / (l C) = 5e5, beyond its 1e4
+    with pytest.warns(SeedWarning, match=r"The da start was skipped: The 'lam' parameter"):
+        model = BranchAndBoundS3VM(C=1e-6, init=("da",)).fit(X, labels)
+    assert model.proven_
+
+
+def test_all_points_labeled_is_the_fixed_bias_svm():
+    X, y = two_moons(30, noise=0.1, random_state=0)
+    model = BranchAndBoundS3VM(C=5.0, sigma=0.5).fit(X, y)
+    assert model.proven_ and model.n_nodes_ <= 1 and model.incumbent_source_ == "svm"
+    assert np.mean(model.predict(X) != y) < 0.1
+
+
+def test_registered_as_bnb():
+    assert ESTIMATORS["bnb"] is BranchAndBoundS3VM
+
+
+@parametrize_with_checks(
+    [BranchAndBoundS3VM()],
+    expected_failed_checks=lambda est: {
+        "check_classifiers_classes": "-1 is the unlabeled marker of the semi-supervised "
+        "convention, so a class labelled -1 is read as unlabeled.",
+    },
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# -- the common objective: each solver's norm in its own RKHS --------------------------------
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y, labels = _moons(40, per_class=2, seed=0)
+    return X, labels
+
+
+def test_the_norm_of_a_kernel_expansion_over_the_labeled_points(moons):
+    # SVMBaseline's own objective is 1/2 ||w||^2 + C sum_L hinge: the yardstick's first terms
+    X, labels = moons
+    svm = SVMBaseline(C=3.0, sigma=0.5).fit(X, labels)
+    score = common_objective(svm, X, labels)
+    assert 0.5 * score.norm_squared + 3.0 * score.labeled_loss == pytest.approx(svm.objective_)
+    assert abs(score.balance_residual) > 1e-3  # the baseline does not hold (3) ...
+    centred = svm.decision_function(X) - score.balance_residual
+    assert np.mean(centred[labels == -1]) == pytest.approx(  # ... its balanced value does
+        np.mean(_signed(labels)[labels != -1]))
+
+
+def test_the_norm_in_the_kernel_pca_coordinates(moons):
+    # cS3VM's objective_ is eq. (2) with exp(-3 t^2) for the unlabeled loss
+    X, labels = moons
+    model = ContinuationS3VM(C=10.0, sigma=0.5).fit(X, labels)
+    score = common_objective(model, X, labels)
+    f = model.decision_function(X)
+    rest = (10.0 * hinge(_signed(labels)[labels != -1] * f[labels != -1]).sum()
+            + 10.0 * symmetric_exp(f[labels == -1]).sum())
+    assert 0.5 * score.norm_squared == pytest.approx(model.objective_ - rest, rel=1e-6)
+    assert abs(score.balance_residual) < 1e-10 and score.balanced_value == score.value
+
+
+def test_da_with_the_hinge_is_scored_on_its_own_effective_cost(moons):
+    # the DA paper's Eqn. 1 (effective loss) times 1 / lam is eq. (2) with C = 1 / (l lam),
+    # C* = lam_u / (u lam): the number DA monitors
+    X, labels = moons
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = DeterministicAnnealingS3VM(lam=0.01, sigma=0.5, R=3.0)
+        final = list(model.trace(X, labels))[-1]
+    score = common_objective(model, X, labels)
+    assert (score.C, score.C_star) == pytest.approx((1 / (4 * 0.01), 1 / (36 * 0.01)))
+    assert score.value * 0.01 == pytest.approx(final.extras["effective_cost"], rel=1e-9)
+
+
+def test_qn_s3vm_norm_over_its_landmarks(moons):
+    # F = labeled mean + lam_u unlabeled mean + lam ||f||^2 (eq. (5)): ||f||^2 from the rest
+    X, labels = moons
+    for kwargs in ({}, {"n_landmarks": 15, "random_state": 0}, {"kernel": "linear"}):
+        model = QNS3VM(lam=0.1, **kwargs)
+        final = list(model.trace(X, labels))[-1]
+        norm = (final.objective - final.extras["labeled_loss"]
+                - final.extras["unlabeled_loss"]) / 0.1
+        assert common_objective(model, X, labels).norm_squared == pytest.approx(norm,
+                                                                                rel=1e-9)
+
+
+def test_label_switching_scores_at_most_its_own_objective(moons):
+    # its objective uses the putative labels; the yardstick gives each point its better one
+    X, labels = moons
+    model = LabelSwitchingTSVM(C=5.0, sigma=0.5).fit(X, labels)
+    score = common_objective(model, X, labels)
+    assert score.value <= model.objective_ * (1 + 1e-9)
+
+
+def test_matched_costs_translate_back():
+    solvers = matched_solvers(7.0, 3.0, 4, 36, sigma=0.5)
+    X, _, labels = _moons(40, per_class=2)
+    for name in ("qn-s3vm", "da"):
+        estimator = solvers[name]
+        assert solver_costs(estimator, 4, 36) == pytest.approx((7.0, 3.0)), name
+    assert solvers["cs3vm"].get_params()["C_star"] == 3.0
+
+
+@pytest.mark.parametrize(("estimator", "words"), [
+    (LDS(), "LDS's model is linear in its MDS embedding"),
+    (GraphKernelSVM(), "graph path distances"),
+    (LapSVM(), "intrinsic norm"),
+    (OneVsRestS3VM(SVMBaseline()), "score each of its binary estimators"),
+])
+def test_solvers_whose_model_lives_elsewhere_are_refused_with_the_reason(moons, estimator,
+                                                                          words):
+    X, labels = moons
+    with pytest.raises(TypeError, match=words):
+        common_objective(estimator, X, labels)
+
+
+def test_scoring_needs_a_fit_on_the_same_data(moons):
+    X, labels = moons
+    with pytest.raises(ValueError, match="not fitted yet"):
+        common_objective(SVMBaseline(), X, labels)
+    model = SVMBaseline().fit(X, labels)
+    with pytest.raises(ValueError, match="fitted on 40"):
+        common_objective(model, X[:30], labels[:30])
+
+
+def test_one_call_compares_every_solver_with_the_global_minimum():
+    X, _, labels = _moons(24, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        comparison = compare_with_global_minimum(X, labels, names=("svm", "cs3vm", "da"))
+    exact = comparison.exact
+    assert exact.proven_ and exact.init == () and set(comparison.seconds) == {
+        "svm", "cs3vm", "da", "exact"}
+    # the defaults were resolved once and given to every solver
+    assert comparison.solvers["cs3vm"].sigma_ == exact.sigma_ and exact.sigma_ is not None
+    for name, score in comparison.scores.items():
+        assert (score.C, score.C_star) == (exact.C_, exact.C_star_)
+        assert comparison.gap(name) >= -1e-9
+        assert comparison.reached(name) == (comparison.gap(name) <= 1e-6)
+    assert not comparison.reached("svm")
