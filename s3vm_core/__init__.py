@@ -7,6 +7,13 @@ Unlabeled points are marked ``-1`` in ``y``. ``OneVsRestS3VM`` takes any of them
 classes.
 """
 
+from s3vm_core.estimator_checks import expected_failed_checks
+from s3vm_core.model_selection import (
+    LabeledStratifiedKFold,
+    S3VMGridSearchCV,
+    UnlabeledDidNotHelpWarning,
+    estimate_positive_fraction,
+)
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
@@ -39,13 +46,18 @@ __all__ = [
     "GradientTSVM",
     "GraphKernelSVM",
     "LabelSwitchingTSVM",
+    "LabeledStratifiedKFold",
     "LapRLSC",
     "LapSVM",
     "OneVsRestS3VM",
     "OneVsRestState",
     "QNS3VM",
+    "S3VMGridSearchCV",
     "SVMBaseline",
     "SolverState",
+    "UnlabeledDidNotHelpWarning",
     "decision_on_grid",
+    "estimate_positive_fraction",
+    "expected_failed_checks",
     "smoothed_objective_along_line",
 ]
