@@ -97,10 +97,12 @@ class LabeledStratifiedKFold(BaseCrossValidator):
     marked ``-1``, and the other labeled points. A test fold never holds an unlabeled point.
 
     A class with fewer labeled points than folds has one of them in some test folds and none
-    in the others, so every training fold keeps at least one labeled point of every class
-    (each class needs two): with 2 labels a class and 2 classes, 3 folds hold out
-    2, 1 and 1 points. Unlike ``StratifiedKFold``, which refuses this, the folds then are not
-    all stratified, but every solver still sees both classes in training.
+    in the others, so every training fold keeps at least one labeled point of every class:
+    with 2 labels a class and 2 classes, 3 folds hold out 2, 1 and 1 points. Unlike
+    ``StratifiedKFold``, which refuses this, the folds then are not all stratified, but every
+    solver still sees every class in training. The only labeled point of a class (the LDS
+    paper's splits of 50 random labels over 10 classes have some) is never held out: it
+    stays in every training fold, and no fold tests its class.
 
     scikit-learn's index API cannot relabel a point, so a held-out point is left out of its
     training fold here; ``S3VMGridSearchCV`` by default keeps it in training as an unlabeled
@@ -167,9 +169,9 @@ class LabeledStratifiedKFold(BaseCrossValidator):
 
 
 def labeled_folds(y, n_splits: int, shuffle: bool = False, random_state=None):
-    """``(fold_of, labeled)``: the indices of the labeled points of ``y`` and the fold of
-    each (see ``LabeledStratifiedKFold``). Refuses a split that would leave a training fold
-    without a class."""
+    """``(fold_of, labeled)``: the indices of the labeled points of ``y`` and the fold of each
+    (see ``LabeledStratifiedKFold``); -1 for the point of a class labeled once, which stays in
+    every training fold. Refuses folds that cannot all hold a point out."""
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one label per point (1-D), got shape {y.shape}.")
@@ -183,25 +185,24 @@ def labeled_folds(y, n_splits: int, shuffle: bool = False, random_state=None):
             f"{'none' if not len(classes) else 'only class ' + repr(classes[0])}. Label "
             "points of each class (-1 marks the unlabeled ones)."
         )
-    single = [c for c, m in zip(classes.tolist(), counts, strict=True) if m < 2]
-    if single:
+    dealt = counts[codes] >= 2
+    if dealt.sum() < n_splits:
         raise ValueError(
-            f"Class {single[0]!r} has a single labeled point: a fold that holds it out would "
-            "train without that class. Cross-validation needs at least 2 labeled points of "
-            "every class; label one more, or select the parameters otherwise."
-        )
-    if n_splits > labeled.size:
-        raise ValueError(
-            f"n_splits={n_splits} folds but only {labeled.size} labeled points: every test "
-            f"fold needs one. Use at most {labeled.size} folds."
+            f"n_splits={n_splits} folds but only {int(dealt.sum())} labeled points can be held "
+            "out (a class's only labeled point never is: every training fold needs it). Use "
+            f"at most {int(dealt.sum())} folds, or label more points."
+            if dealt.sum() >= 2 else
+            "Every class has a single labeled point, and a fold that held one out would train "
+            "without its class: cross-validation needs at least 2 labeled points of some "
+            "classes. Label more points, or select the parameters otherwise."
         )
     rng = check_random_state(random_state) if shuffle else None
     order = []
-    for code in range(len(classes)):
+    for code in np.flatnonzero(counts >= 2):
         members = labeled[codes == code]
         order.append(rng.permutation(members) if rng is not None else members)
     order = np.concatenate(order)
-    fold_of = np.empty(labeled.size, dtype=int)
+    fold_of = np.full(labeled.size, -1)
     fold_of[np.searchsorted(labeled, order)] = np.arange(order.size) % n_splits
     return fold_of, labeled
 

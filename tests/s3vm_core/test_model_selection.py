@@ -91,9 +91,17 @@ def test_scikit_learns_splitter_would_test_on_unlabeled_points():
     assert np.any(labels[tested] == -1)
 
 
+def test_the_only_label_of_a_class_trains_in_every_fold():
+    labels = np.array([0, 1, 1, 2, 2, 2] + [-1] * 20)
+    X = np.random.default_rng(0).normal(size=(labels.size, 2))
+    folds = list(LabeledStratifiedKFold(2).split(X, labels))
+    assert all(0 in train and 0 not in test for train, test in folds)
+    assert sorted(np.concatenate([test for _, test in folds]).tolist()) == [1, 2, 3, 4, 5]
+
+
 @pytest.mark.parametrize("labels, n_splits, message", [
-    ([0, 1, 1] + [-1] * 20, 2, "Class 0 has a single labeled point"),
-    ([0, 0, 1, 1] + [-1] * 20, 5, "only 4 labeled points"),
+    ([0, 1, 2] + [-1] * 20, 2, "Every class has a single labeled point"),
+    ([0, 1, 1, 2, 2] + [-1] * 20, 5, "only 4 labeled points can be held out"),
     ([0, 0] + [-1] * 20, 2, "at least two classes"),
     ([0, 0, 1, 1] + [-1] * 20, 1, "at least 2"),
 ])
