@@ -4,7 +4,7 @@ Data: scikit-learn's bundled iris (150 points, 4 features, 3 classes), wine (178
 breast cancer (569, 30, 2; 63 % benign) and digits (8x8 images, 10 classes; ``--digits-n``
 points of the 1,797, drawn once with seed 0 and stratified, 500 by default: one default
 one-vs-rest ∇TSVM fit on all 1,797 takes 26 s of one core and LDS 74 s, and the table fits each
-method 38 times a draw), nothing downloaded. Features standardized (zero mean, unit variance,
+method 29 times a draw), nothing downloaded. Features standardized (zero mean, unit variance,
 over all points: the transductive setting sees them all), digits' pixels divided by 16.
 
 Protocol: l in {2, 5, 10} labels a class drawn at random (``toy_data.pick_labeled``, seed =
@@ -22,16 +22,18 @@ multi-class sets), DA with its balance ``r`` estimated from the SVM's prediction
 (``estimate_positive_fraction``, breast cancer only: one-vs-rest takes each class's own), and
 scikit-learn's ``LabelSpreading`` (rbf and knn), ``LabelPropagation``,
 ``SelfTrainingClassifier(SVC(probability=True))`` and ``SVC`` on the labeled points alone.
-Grids: widths 1, 1/2 and 2 times the LDS paper's default (§2.3.2, the 1/c quantile of the
-distances for c classes; scikit-learn's ``gamma = 1 / (2 sigma^2)``) against four or five costs
-or weights (``OURS``, ``PEER_GRIDS``); rho in {1, 4, 16} for LDS and the graph kernel; k in
-{7, 3, 15} for the k-NN graphs. Every grid lists the method's defaults first: ties (frequent
-with a few labels) go to the first grid point, so a tie keeps the default.
+Grids, 3 x 3: ours ``s3vm_core.default_grid`` (widths 1, 1/2 and 2 times the LDS paper's
+default, §2.3.2, the 1/c quantile of the distances for c classes, against three costs or
+weights; rho in {1, 4, 16} for LDS and the graph kernel), scikit-learn's ``PEER_GRIDS`` (the
+same widths as ``gamma = 1 / (2 sigma^2)``; k in {7, 3, 15} for the k-NN graphs). Every grid
+lists the method's defaults first: ties (frequent with a few labels) go to the first grid
+point, so a tie keeps the default.
 
 Run ``python -m benchmarks.sklearn_peers [--quick | --tiny] [--n-jobs 2] [--digits-n N]``
 (resumable: results in ``benchmarks/results/sklearn_peers``). ``--quick``: 2 draws of 2 and 5
-labels a class, digits at 300 points. The tables go to stdout (docs/benchmarks.md, "Against
-scikit-learn's semi-supervised estimators").
+labels a class, digits at 300 points, the grids cut to their first two values an axis. The
+tables go to stdout (docs/benchmarks.md, "Against scikit-learn's semi-supervised
+estimators").
 """
 
 from __future__ import annotations
@@ -48,12 +50,6 @@ from benchmarks.sweep import size as size_of
 
 NAME = "sklearn_peers"
 DATASETS = ("iris", "wine", "breast cancer", "digits")
-#: Widths of the grids, in units of the LDS paper's default width for c classes (§2.3.2). Every
-#: grid lists its defaults first: with few labels many grid points tie, and ties go to the
-#: first (``S3VMGridSearchCV``), so a tie keeps the default.
-WIDTHS = (1.0, 0.5, 2.0)
-#: Costs: None is the LDS paper's default C = 1 / s^2 (§2.3.2), then its grid (§3.2).
-COSTS = (None, 0.1, 1.0, 10.0, 100.0)
 
 
 class LabelsOnly(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -106,36 +102,27 @@ def _ours(key: str, **params):
     return s3vm_core.ESTIMATORS[key](**params)
 
 
-def _widths(X, k: int) -> list[float]:
-    from s3vm_core.kernels import default_sigma
-
-    return [f * default_sigma(X, n_classes=k) for f in WIDTHS]
-
-
 def _gammas(X, k: int) -> list[float]:
-    return [1.0 / (2.0 * s**2) for s in _widths(X, k)]
+    """scikit-learn's ``gamma = 1 / (2 sigma^2)`` of ``default_grid``'s widths."""
+    from s3vm_core.kernels import default_sigma
+    from s3vm_core.model_selection import GRID_WIDTHS
+
+    return [1.0 / (2.0 * (f * default_sigma(X, n_classes=k))**2) for f in GRID_WIDTHS]
 
 
-def _kernel_grid(cost: str, values):
-    return lambda X, k: {"sigma": _widths(X, k), cost: list(values)}
-
-
-def _graph_grid(X, k):
-    return {"rho": [1.0, 4.0, 16.0], "C": list(COSTS)}
-
-
-#: Our methods: (ESTIMATORS key, grid of (X, k)), each grid's defaults first.
+#: Our methods by their ``s3vm_core.ESTIMATORS`` key; the grids are
+#: ``s3vm_core.default_grid``'s.
 OURS = {
-    "SVM (SVMBaseline)": ("svm", _kernel_grid("C", COSTS)),
-    "∇TSVM": ("tsvm", _kernel_grid("C", COSTS)),
-    "LDS": ("lds", _graph_grid),
-    "cS3VM": ("cs3vm", _kernel_grid("C", (100.0, 0.1, 1.0, 10.0))),
-    "QN-S3VM": ("qn-s3vm", _kernel_grid("lam", (1.0, 1e-3, 1e-2, 1e-1))),
-    "DA": ("da", _kernel_grid("lam", (1e-3, 1e-4, 1e-2, 1e-1))),
-    "LapSVM": ("lapsvm", _kernel_grid("gamma_I", (1.0, 0.01, 0.1, 10.0))),
-    "LapRLSC": ("laprlsc", _kernel_grid("gamma_I", (1.0, 0.01, 0.1, 10.0))),
-    "label switching (TSVM)": ("label-switching", _kernel_grid("C", COSTS)),
-    "graph kernel SVM": ("graph", _graph_grid),
+    "SVM (SVMBaseline)": "svm",
+    "∇TSVM": "tsvm",
+    "LDS": "lds",
+    "cS3VM": "cs3vm",
+    "QN-S3VM": "qn-s3vm",
+    "DA": "da",
+    "LapSVM": "lapsvm",
+    "LapRLSC": "laprlsc",
+    "label switching (TSVM)": "label-switching",
+    "graph kernel SVM": "graph",
 }
 #: DA with r estimated from the SVM's predictions: binary data only.
 DA_ESTIMATED_R = "DA, r from the SVM"
@@ -162,15 +149,14 @@ def _peer(name: str):
 #: k = 7, C = 1); their default widths (gamma = 20 for the graphs, "scale" for SVC) are not
 #: on the data's scale, so the grids take ours.
 PEER_GRIDS = {
-    "LabelSpreading (rbf)": lambda X, k: {"gamma": _gammas(X, k),
-                                          "alpha": [0.2, 0.5, 0.8, 0.99]},
+    "LabelSpreading (rbf)": lambda X, k: {"gamma": _gammas(X, k), "alpha": [0.2, 0.8, 0.99]},
     "LabelSpreading (knn)": lambda X, k: {"kernel": ["knn"], "n_neighbors": [7, 3, 15],
-                                          "alpha": [0.2, 0.5, 0.8, 0.99]},
+                                          "alpha": [0.2, 0.8, 0.99]},
     "LabelPropagation": lambda X, k: [{"kernel": ["rbf"], "gamma": _gammas(X, k)},
                                       {"kernel": ["knn"], "n_neighbors": [7, 3, 15]}],
-    "SelfTraining(SVC)": lambda X, k: {"estimator__C": [1.0, 0.1, 10.0, 100.0],
+    "SelfTraining(SVC)": lambda X, k: {"estimator__C": [1.0, 0.1, 100.0],
                                        "estimator__gamma": _gammas(X, k)},
-    "SVC on the labels": lambda X, k: {"estimator__C": [1.0, 0.1, 10.0, 100.0],
+    "SVC on the labels": lambda X, k: {"estimator__C": [1.0, 0.1, 100.0],
                                        "estimator__gamma": _gammas(X, k)},
 }
 METHODS = (*OURS, DA_ESTIMATED_R, *PEER_GRIDS)
@@ -179,19 +165,17 @@ METHODS = (*OURS, DA_ESTIMATED_R, *PEER_GRIDS)
 def build(method: str, X, y, labels, grid_values: int | None = None):
     """The method's estimator at its defaults and its grid (each axis cut to its first
     ``grid_values`` values when given), for data with ``k`` classes."""
-    from s3vm_core import OneVsRestS3VM, estimate_positive_fraction
+    from s3vm_core import OneVsRestS3VM, default_grid, estimate_positive_fraction
 
     k = len(np.unique(y))
     if method in PEER_GRIDS:
         estimator, grid = _peer(method), PEER_GRIDS[method](X, k)
-    elif method == DA_ESTIMATED_R:
-        estimator, grid = _ours("da", r=estimate_positive_fraction(X, labels)), OURS["DA"][1](X, k)
     else:
-        key, grid = OURS[method]
-        estimator, grid = _ours(key), grid(X, k)
+        estimator = (_ours("da", r=estimate_positive_fraction(X, labels))
+                     if method == DA_ESTIMATED_R else _ours(OURS[method]))
         if k > 2:
             estimator = OneVsRestS3VM(estimator)
-            grid = {f"estimator__{name}": values for name, values in grid.items()}
+        grid = default_grid(estimator, X, labels)
     if grid_values:
         grid = [{name: values[:grid_values] for name, values in part.items()}
                 for part in (grid if isinstance(grid, list) else [grid])]
@@ -257,7 +241,7 @@ def tasks(size: str, digits_n: int | None = None) -> list[dict]:
                         task = {"experiment": NAME, "dataset": name, "digits_n": n,
                                 "per_class": l, "draw": draw, "method": method,
                                 "mode": mode, "folds": 3}
-                        if size == "tiny":  # the tests' run: two values an axis
+                        if size != "full":  # two values an axis: 4 grid points
                             task["grid_values"] = 2
                         out.append(task)
     return out

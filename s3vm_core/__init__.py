@@ -12,6 +12,7 @@ from s3vm_core.model_selection import (
     LabeledStratifiedKFold,
     S3VMGridSearchCV,
     UnlabeledDidNotHelpWarning,
+    default_grid,
     estimate_positive_fraction,
 )
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
@@ -57,6 +58,7 @@ __all__ = [
     "SolverState",
     "UnlabeledDidNotHelpWarning",
     "decision_on_grid",
+    "default_grid",
     "estimate_positive_fraction",
     "expected_failed_checks",
     "smoothed_objective_along_line",

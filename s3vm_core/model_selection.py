@@ -52,11 +52,14 @@ from s3vm_core.reuse import reuse_setups
 
 __all__ = [
     "DEFAULT_BASELINE_C",
+    "GRID_AXES",
+    "GRID_WIDTHS",
     "SETUP_PARAMETERS",
     "Comparison",
     "LabeledStratifiedKFold",
     "S3VMGridSearchCV",
     "UnlabeledDidNotHelpWarning",
+    "default_grid",
     "estimate_positive_fraction",
     "reuse_setups",
 ]
@@ -78,6 +81,28 @@ DEFAULT_BASELINE_C = (0.1, 1.0, 10.0, 100.0)
 #: The baseline's parameters taken from the semi-supervised estimator and its grid: the
 #: kernel, so that the two differ by the unlabeled points only.
 _KERNEL_PARAMETERS = ("kernel", "sigma", "degree", "coef0")
+
+#: ``default_grid``'s widths, in units of the LDS paper's default (§2.3.2; its grid is 2^-3 ..
+#: 2^3 of it, §3.2), the default first.
+GRID_WIDTHS = (1.0, 0.5, 2.0)
+#: ``default_grid``'s other axes per solver, each with the solver's default first: the costs
+#: (None is the LDS paper's C = 1 / s^2, of order 1 on standardized data, then two decades
+#: either side, within the LDS paper's grid 0.1 ... 100), cS3VM's C (its paper's 100 first),
+#: QN-S3VM's and DA's lam (the DA paper's grid 1e-4 ... 1e-1, §4), LapSVM's gamma_I (the
+#: LapSVM paper's grid 1e-6 ... 100, §6.3, and its default 1), and rho for LDS and the graph
+#: kernel (the LDS paper's grid 0, 1, ..., 16, inf, §3.2).
+GRID_AXES = {
+    "SVMBaseline": {"C": (None, 0.1, 100.0)},
+    "GradientTSVM": {"C": (None, 0.1, 100.0)},
+    "LabelSwitchingTSVM": {"C": (None, 0.1, 100.0)},
+    "ContinuationS3VM": {"C": (100.0, 1.0, 10.0)},
+    "QNS3VM": {"lam": (1.0, 1e-3, 1e-1)},
+    "DeterministicAnnealingS3VM": {"lam": (1e-3, 1e-4, 1e-2)},
+    "LapSVM": {"gamma_I": (1.0, 0.01, 10.0)},
+    "LapRLSC": {"gamma_I": (1.0, 0.01, 10.0)},
+    "LDS": {"rho": (1.0, 4.0, 16.0), "C": (None, 0.1, 100.0)},
+    "GraphKernelSVM": {"rho": (1.0, 4.0, 16.0), "C": (None, 0.1, 100.0)},
+}
 
 
 class UnlabeledDidNotHelpWarning(UserWarning):
@@ -645,6 +670,45 @@ def _summed(stats):
 
     return ReuseStats(hits=sum(s.hits for s in stats), misses=sum(s.misses for s in stats),
                       bytes_held=max((s.bytes_held for s in stats), default=0))
+
+
+def default_grid(estimator, X, y=None) -> dict:
+    """A 3 x 3 grid for ``estimator`` on ``X``, its defaults first: the RBF width at 1, 1/2 and
+    2 times the LDS paper's default (§2.3.2: the 1/c quantile of the pairwise distances for c
+    classes, c the labeled classes of ``y`` for ``OneVsRestS3VM``, else 2) against the solver's
+    cost or weight (``GRID_AXES``); rho against C for LDS and the graph kernel.
+
+    Ties go to the first grid point in ``S3VMGridSearchCV``, so a tie keeps the defaults.
+    The keys are prefixed ``estimator__`` for ``OneVsRestS3VM``; a grid of another estimator
+    (scikit-learn's) must be given by hand.
+    """
+    from s3vm_core.kernels import default_sigma
+    from s3vm_core.multiclass import OneVsRestS3VM
+
+    wrapped = isinstance(estimator, OneVsRestS3VM)
+    inner = estimator.estimator if wrapped else estimator
+    axes = GRID_AXES.get(type(inner).__name__)
+    if axes is None:
+        raise ValueError(
+            f"There is no default grid for {type(inner).__name__}; give S3VMGridSearchCV a "
+            f"param_grid of its own (one of {', '.join(GRID_AXES)} has one)."
+        )
+    grid = {name: list(values) for name, values in axes.items()}
+    if inner.get_params().get("kernel") == "rbf":
+        classes = 2
+        if wrapped and y is not None:
+            y = np.asarray(y)
+            classes = len(np.unique(y[~unlabeled_mask(y)]))
+        width = default_sigma(_check_points(X), n_classes=classes)
+        grid = {"sigma": [f * width for f in GRID_WIDTHS], **grid}
+    prefix = "estimator__" if wrapped else ""
+    return {prefix + name: values for name, values in grid.items()}
+
+
+def _check_points(X):
+    from sklearn.utils import check_array
+
+    return check_array(X, accept_sparse="csr", dtype=np.float64)
 
 
 # -- the class ratio ---------------------------------------------------------------------------

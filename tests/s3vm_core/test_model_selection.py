@@ -362,3 +362,29 @@ def test_the_class_ratio_stays_a_valid_r():
     assert 0.9 < estimate < 1.0
     with pytest.raises(ValueError, match="no unlabeled point"):
         estimate_positive_fraction(X[:4], labels[:4])
+
+
+# -- the default grids -------------------------------------------------------------------------
+
+
+def test_default_grids_start_at_the_defaults_and_search_them():
+    X, y, labels = moons()
+    from s3vm_core import default_grid
+    from s3vm_core.kernels import default_sigma
+
+    grid = default_grid(GradientTSVM(), X)
+    assert grid == {"sigma": [default_sigma(X), default_sigma(X) / 2, 2 * default_sigma(X)],
+                    "C": [None, 0.1, 100.0]}
+    assert list(default_grid(LDS(), X)) == ["rho", "C"]
+    assert list(default_grid(GradientTSVM(kernel="linear"), X)) == ["C"]
+    Xb, yb, lb = three_blobs()
+    ovr = default_grid(OneVsRestS3VM(LapSVM()), Xb, lb)
+    # one-vs-rest: the LDS paper's default width for 3 classes, the 1/3 quantile
+    assert ovr["estimator__sigma"][0] == default_sigma(Xb, n_classes=3)
+    assert ovr["estimator__gamma_I"] == [1.0, 0.01, 10.0]
+    with pytest.raises(ValueError, match="no default grid"):
+        default_grid(GridSearchCV(LapSVM(), {}), X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlabeledDidNotHelpWarning)
+        search = S3VMGridSearchCV(LapSVM(), default_grid(LapSVM(), X), cv=4).fit(X, labels)
+    assert len(search.cv_results_["params"]) == 9
