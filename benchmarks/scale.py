@@ -171,11 +171,12 @@ def growth_exponent(rows):
 
 def run(sizes, solvers, repeats, max_seconds, out: Path, progress=True, profile=True):
     from threadpoolctl import threadpool_limits
-    from tqdm.auto import tqdm
+
+    from benchmarks.sweep import progress_bar
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    bar = tqdm(total=len(sizes) * len(solvers), disable=not progress, desc="scale", unit="fit")
+    bar = progress_bar(len(sizes) * len(solvers), disable=not progress, desc="scale")
     # Rows are appended as they are measured, so an interrupted run keeps what it measured.
     with threadpool_limits(1), (out / "results.jsonl").open("w") as log:
         for name in solvers:  # imports and first calls outside the timings

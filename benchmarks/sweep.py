@@ -10,7 +10,8 @@ which
   through joblib's Dask backend (``--scheduler ADDRESS``; the workers must be able to import
   this repository, e.g. started from its root),
 - appends each result to the JSON-lines file as soon as it arrives (so nothing finished is lost),
-  with a tqdm progress bar,
+  with a progress bar (tqdm's when it is installed: it comes with the test extra; otherwise a
+  line on stderr every tenth of the way),
 - writes every result of the sweep as ``results.csv`` and ``results.json``.
 
 ``evaluate(task)`` is the one task function: it builds the data, hides all labels but
@@ -150,13 +151,17 @@ def load_data(data: dict, draw: int):
 def evaluate(task: dict) -> dict:
     """Fit one task's method on one label draw; return the task with its measurements.
 
+    A task whose ``params`` hold a ``cv_grid`` selects its estimator's parameters over that
+    grid by ``cv_folds``-fold cross-validation on the labels (``cross_validated``) and records
+    the ``selected`` parameters and their ``cv_error``.
+
     Measurements: ``error_unlabeled`` (fraction of unlabeled training points misclassified),
     ``success`` (``error_unlabeled == 0``, the DA paper's Table 2 criterion), ``error_test``
     (nan without a test set), ``seconds`` (fit wall time), ``n_iter`` (the estimator's
     ``n_iter_`` where it has one, summed over one-vs-rest's problems), ``status`` ("ok" or
     the exception's message: a failing grid point is recorded, not fatal).
     """
-    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
     from threadpoolctl import threadpool_limits
 
     out = {**task, "key": task_key(task), "error_unlabeled": float("nan"),
@@ -170,15 +175,23 @@ def evaluate(task: dict) -> dict:
             from s3vm_core.kernels import default_sigma
 
             params["sigma"] = params.pop("sigma_scale") * default_sigma(X)
+        cv_grid, cv_folds = params.pop("cv_grid", None), params.pop("cv_folds", 5)
         est = build_estimator(params)
+        if cv_grid is not None:
+            est = cross_validated(est, cv_grid, cv_folds, X, y_semi, task["draw"])
         fit_params = {}
         if task["params"].get("stopping") in ("validation", "mixed"):
             fit_params = _validation_set(task, X, y, y_semi)
         with threadpool_limits(1), warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", FitFailedWarning)
             start = time.perf_counter()
             est.fit(X, y_semi, **fit_params)
             out["seconds"] = time.perf_counter() - start
+        if cv_grid is not None:
+            out["selected"] = {k.removeprefix("estimator__"): v
+                               for k, v in est.best_params_.items()}
+            out["cv_error"] = 1.0 - est.best_score_
         unlabeled = y_semi == -1
         predicted = est.transduction_ if hasattr(est, "transduction_") else est.predict(X)
         mistakes = int(np.sum(predicted[unlabeled] != y[unlabeled]))
@@ -192,6 +205,27 @@ def evaluate(task: dict) -> dict:
         out["status"] = f"{type(exc).__name__}: {exc}"
         out["traceback"] = traceback.format_exc(limit=3)
     return out
+
+
+def cross_validated(estimator, grid: dict, folds: int, X, y_semi, draw: int):
+    """``estimator`` selected by cross-validation on the split's labeled points over ``grid``
+    (the LDS paper's §3.2 protocol: ``folds``-fold CV on the labels of each split, every point
+    used as unlabeled; ``s3vm_core.S3VMGridSearchCV``, folds shuffled with the draw's seed).
+    ``sigma_scale`` values are widths relative to the LDS paper's default for the number of
+    labeled classes (§2.3.2); a one-vs-rest estimator's grid applies to its binary problems."""
+    from s3vm_core import LabeledStratifiedKFold, OneVsRestS3VM, S3VMGridSearchCV
+    from s3vm_core.kernels import default_sigma
+
+    grid = dict(grid)
+    wrapped = isinstance(estimator, OneVsRestS3VM)
+    if "sigma_scale" in grid:
+        classes = len(np.unique(y_semi[y_semi != -1])) if wrapped else 2
+        width = default_sigma(X, n_classes=classes)
+        grid["sigma"] = [scale * width for scale in grid.pop("sigma_scale")]
+    if wrapped:
+        grid = {f"estimator__{name}": values for name, values in grid.items()}
+    splitter = LabeledStratifiedKFold(folds, shuffle=True, random_state=draw)
+    return S3VMGridSearchCV(estimator, grid, cv=splitter, baseline=None)
 
 
 def _validation_set(task, X, y, y_semi):
@@ -241,7 +275,6 @@ def run_sweep(tasks: list[dict], out: Path, *, n_jobs: int = 1, scheduler: str |
         The task function, importable by the workers (module level).
     """
     import joblib
-    from tqdm.auto import tqdm
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -251,8 +284,8 @@ def run_sweep(tasks: list[dict], out: Path, *, n_jobs: int = 1, scheduler: str |
     done = {r["key"]: r for r in read_results(jsonl) if "key" in r}
     keyed = {task_key(t): t for t in tasks}
     todo = [t for k, t in keyed.items() if k not in done]
-    bar = tqdm(total=len(keyed), initial=len(keyed) - len(todo), disable=not progress,
-               desc=out.name, unit="fit", dynamic_ncols=True)
+    bar = progress_bar(len(keyed), initial=len(keyed) - len(todo), disable=not progress,
+                       desc=out.name, unit="fit")
     with compute_backend(scheduler), jsonl.open("a") as sink:
         if todo:
             jobs = n_jobs if scheduler is None or n_jobs != 1 else -1
@@ -266,6 +299,40 @@ def run_sweep(tasks: list[dict], out: Path, *, n_jobs: int = 1, scheduler: str |
     results = [done[k] for k in keyed]
     write_tables(results, out)
     return results
+
+
+class _Lines:
+    """A progress bar without tqdm: a line on stderr at every tenth of the way."""
+
+    def __init__(self, total: int, initial: int, disable: bool, desc: str, unit: str):
+        self.total, self.done, self.disable = total, initial, disable
+        self.desc, self.unit, self.shown = desc, unit, initial * 10 // max(total, 1)
+
+    def update(self, n: int = 1) -> None:
+        import sys
+
+        self.done += n
+        tenth = self.done * 10 // max(self.total, 1)
+        if not self.disable and tenth > self.shown:
+            self.shown = tenth
+            print(f"{self.desc}: {self.done}/{self.total} {self.unit}s", file=sys.stderr,
+                  flush=True)
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int, *, initial: int = 0, disable: bool = False, desc: str = "",
+                 unit: str = "fit"):
+    """tqdm's progress bar when tqdm is installed (the test extra brings it), else a line on
+    stderr at every tenth of the way: the benchmarks need only the project's own
+    dependencies."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _Lines(total, initial, disable, desc, unit)
+    return tqdm(total=total, initial=initial, disable=disable, desc=desc, unit=unit,
+                dynamic_ncols=True)
 
 
 def _json_default(value):
@@ -334,6 +401,20 @@ def select_best(results: list[dict], score: str = "error_unlabeled",
             })
         best[cell] = min(summaries, key=lambda s: (s["mean"], s["seconds"]))
     return best
+
+
+def selected_table(results: list[dict], method: str) -> str:
+    """What cross-validation chose for ``method`` (tasks with a ``cv_grid``): each selected
+    grid point and on how many draws, per data set."""
+    from collections import Counter
+
+    rows = []
+    for data in sorted({r["data_name"] for r in results if r["method"] == method}):
+        chosen = Counter(params_label(r["selected"]) for r in results
+                         if r["data_name"] == data and r["method"] == method
+                         and r.get("selected"))
+        rows.append([data, "; ".join(f"{point} ({n})" for point, n in chosen.most_common())])
+    return markdown_table(["data set", f"{method}: selected (draws)"], rows)
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence]) -> str:

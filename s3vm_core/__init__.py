@@ -10,6 +10,7 @@ contradict), an iteration limit with scikit-learn's ``ConvergenceWarning``.
 """
 
 from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
+from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.global_opt import (
     BranchAndBoundS3VM,
     CommonObjective,
@@ -17,6 +18,13 @@ from s3vm_core.global_opt import (
     common_objective,
     compare_with_global_minimum,
     matched_solvers,
+)
+from s3vm_core.model_selection import (
+    LabeledStratifiedKFold,
+    S3VMGridSearchCV,
+    UnlabeledDidNotHelpWarning,
+    default_grid,
+    estimate_positive_fraction,
 )
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
@@ -56,16 +64,22 @@ __all__ = [
     "GradientTSVM",
     "GraphKernelSVM",
     "LabelSwitchingTSVM",
+    "LabeledStratifiedKFold",
     "LapRLSC",
     "LapSVM",
     "OneVsRestS3VM",
     "OneVsRestState",
     "QNS3VM",
+    "S3VMGridSearchCV",
     "SVMBaseline",
     "SolverState",
     "common_objective",
     "compare_with_global_minimum",
     "decision_on_grid",
     "matched_solvers",
+    "UnlabeledDidNotHelpWarning",
+    "default_grid",
+    "estimate_positive_fraction",
+    "expected_failed_checks",
     "smoothed_objective_along_line",
 ]

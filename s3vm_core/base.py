@@ -196,6 +196,16 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     Labels follow scikit-learn's semi-supervised convention: ``-1`` marks an unlabeled point and
     exactly two classes must appear among the labeled points.
+
+    ``score`` counts the labeled points only (``labeled_score``). There is no
+    ``predict_proba``: the solvers' outputs are margins (the sign is the class, the size how far
+    a point lies from the boundary in the model's own units), not probabilities, and with a
+    handful of labels there are too few points to calibrate them on (scikit-learn's
+    ``CalibratedClassifierCV`` holds labeled points out to fit its calibration). Rank points by
+    confidence with ``decision_function`` (scikit-learn's ROC-AUC and average-precision
+    scorers use it when ``predict_proba`` is absent); DA's ``p_`` is the probability of the
+    positive class of every training point under its annealed objective (DA paper eq. (8)),
+    near 0 or 1 at the lowest temperature.
     """
 
     _parameter_constraints: dict = {}
@@ -295,7 +305,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def score(self, X, y, sample_weight=None) -> float:
-        """Mean accuracy of ``predict(X)`` on the labeled points of ``y``.
+        """Mean accuracy of ``predict(X)`` on the labeled points of ``y`` (``labeled_score``).
 
         Points marked ``-1`` (unlabeled) are left out: they have no class to be right or wrong
         about. scikit-learn's semi-supervised estimators (``LabelSpreading``,
@@ -315,31 +325,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
         float
             The (weighted) fraction of labeled points whose prediction equals their label.
         """
-        predicted = self.predict(X)
-        y = np.asarray(y)
-        if y.shape != predicted.shape:
-            raise ValueError(
-                f"X has {predicted.shape[0]} points but y has shape {y.shape}; give one label "
-                "(or -1) per point."
-            )
-        labeled = ~unlabeled_mask(y)
-        check_label_kinds(y[labeled])
-        if not labeled.any():
-            raise ValueError(
-                "Every label in y is -1 (unlabeled), so there is nothing to score. Give the "
-                "true labels of the points to score."
-            )
-        given, classes = set(y[labeled].tolist()), self.classes_.tolist()
-        if not given & set(classes):
-            shown = ", ".join(sorted(map(repr, given))[:3]) + ", ..." * (len(given) > 3)
-            raise ValueError(
-                f"None of the labels in y ({shown}) is a class of this model "
-                f"({', '.join(map(repr, classes))}), so no prediction could match them. Give "
-                "the true labels in the classes the model was fitted with (-1 for points "
-                "without one)."
-            )
-        weights = None if sample_weight is None else np.asarray(sample_weight)[labeled]
-        return float(accuracy_score(y[labeled], predicted[labeled], sample_weight=weights))
+        return labeled_score(self, X, y, sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -581,3 +567,40 @@ def _all_finite(a) -> bool:
 
 def _is_numeric_constraint(constraints) -> bool:
     return any(isinstance(c, Interval) or c == "array-like" for c in constraints)
+
+
+def labeled_score(estimator, X, y, sample_weight=None) -> float:
+    """Accuracy of ``estimator.predict(X)`` on the points of ``y`` that are labeled.
+
+    The ``score`` of every estimator of the library (``OneVsRestS3VM`` included): a point
+    marked ``-1`` has no class to be right or wrong about and is left out, where
+    ``ClassifierMixin.score`` would count it as a class that ``predict`` never returns (on
+    wine, 6 labels of 178 points: 0.084 for a model right on every label). So a search that
+    scores training labels, or a splitter that leaves unlabeled points in a test fold, scores
+    what it should.
+    """
+    predicted = estimator.predict(X)
+    y = np.asarray(y)
+    if y.shape != predicted.shape:
+        raise ValueError(
+            f"X has {predicted.shape[0]} points but y has shape {y.shape}; give one label "
+            "(or -1) per point."
+        )
+    labeled = ~unlabeled_mask(y)
+    check_label_kinds(y[labeled])
+    if not labeled.any():
+        raise ValueError(
+            "Every label in y is -1 (unlabeled), so there is nothing to score. Give the "
+            "true labels of the points to score."
+        )
+    given, classes = set(y[labeled].tolist()), estimator.classes_.tolist()
+    if not given & set(classes):
+        shown = ", ".join(sorted(map(repr, given))[:3]) + ", ..." * (len(given) > 3)
+        raise ValueError(
+            f"None of the labels in y ({shown}) is a class of this model "
+            f"({', '.join(map(repr, classes))}), so no prediction could match them. Give "
+            "the true labels in the classes the model was fitted with (-1 for points "
+            "without one)."
+        )
+    weights = None if sample_weight is None else np.asarray(sample_weight)[labeled]
+    return float(accuracy_score(y[labeled], predicted[labeled], sample_weight=weights))

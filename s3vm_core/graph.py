@@ -8,6 +8,7 @@ import scipy.sparse as sp
 import sklearn
 
 from s3vm_core.kernels import distances, gaussian
+from s3vm_core.reuse import reusable
 
 
 def check_n_neighbors(n_neighbors: int, n: int) -> None:
@@ -93,6 +94,7 @@ def _knn_edges(X, n_neighbors: int, similarities=None):
     return np.r_[rows, cols], np.r_[cols, rows], np.r_[lengths, lengths]
 
 
+@reusable
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
                   graph_sigma: float | None = None, similarities=None) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
@@ -151,6 +153,7 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     return W
 
 
+@reusable
 def graph_laplacian(W, normalized: bool = True, p: int = 1) -> sp.csr_matrix:
     """Graph Laplacian ``L = D - W`` (LapSVM paper §2), optionally normalized and iterated.
 
@@ -379,6 +382,7 @@ _PATH_BLOCK = 128
 _FW_ROWS = 32
 
 
+@reusable(steps=True)
 def rho_path_distance_steps(X, rho: float, *, n_neighbors: int | None = None,
                             bridge: bool = False) -> Steps:
     """``rho_path_distances`` as ``Steps``: the input and the graph (k-NN neighbours, pieces,
@@ -729,6 +733,7 @@ def mds_threshold(eigenvalues, delta: float) -> int:
     return min(max(p_mass, p_small), positive.size)
 
 
+@reusable
 def classical_mds(D2, delta: float = 0.1, max_components: int | None = None) -> MDSMap:
     """Classical MDS of a squared-distance matrix ``D2`` (LDS paper Algorithm 1, steps 4–6).
 

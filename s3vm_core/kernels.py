@@ -16,6 +16,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
 from s3vm_core.problem import check_dense_memory
+from s3vm_core.reuse import reusable
 
 KERNELS = ("rbf", "linear", "poly")
 
@@ -148,6 +149,7 @@ def _integer_power(K, degree: int) -> np.ndarray:
         np.multiply(K, K, out=K)
 
 
+@reusable
 def kernel_matrix(X, Z, kernel: str, sigma: float | None = None, degree: int = 3,
                   coef0: float = 1.0, dtype=np.float64) -> np.ndarray:
     """Dispatch to the kernel named ``kernel`` (one of ``KERNELS``).
@@ -322,6 +324,7 @@ def default_sample(n: int, random_state: int = 0) -> np.ndarray:
     return np.sort(np.random.default_rng(random_state).choice(n, _DEFAULT_SAMPLE, replace=False))
 
 
+@reusable
 def default_sigma(X, n_classes: int = 2) -> float:
     """The LDS paper's default sigma (section 2.3.2) for Euclidean distances, estimated on
     ``default_sample`` rows."""
@@ -413,6 +416,7 @@ class UnlabeledCentering:
         return K_new - row_means[:, None] - self.column_means[None, :] + self.grand_mean
 
 
+@reusable
 def kernel_pca_map(K: np.ndarray, n_components: int | None = None,
                    rtol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates of the training points in a basis of the kernel's span (cS3VM paper §2.3).

@@ -43,6 +43,7 @@ from sklearn.utils._param_validation import HasMethods, InvalidParameterError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from s3vm_core.base import labeled_score
 from s3vm_core.diagnostics import OneVsRestProblem
 from s3vm_core.kernels import default_sigma
 from s3vm_core.problem import (
@@ -273,6 +274,10 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
     ``f_0 = -f_1`` up to round-off for every symmetric solver and this is ``f_1``, the binary
     solver's own output. ``features(X) @ coef_ + intercept_`` and ``decision_on_grid`` keep all
     k outputs for every k.
+
+    ``score`` counts the labeled points only (points marked ``-1`` are left out, as in every
+    binary estimator). There is no ``predict_proba``: the k outputs are margins, not
+    probabilities (see ``base.S3VMClassifier``); ``decision_function`` ranks the classes.
     """
 
     _parameter_constraints: dict = {
@@ -442,6 +447,12 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         """The class with the largest output."""
         outputs = self._outputs(X)
         return self.classes_[np.argmax(outputs, axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy of ``predict(X)`` on the labeled points of ``y``; points marked
+        ``-1`` are left out, as in every binary estimator (``base.labeled_score``), so that
+        ``GridSearchCV`` and ``cross_val_score`` score the labels only."""
+        return labeled_score(self, X, y, sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

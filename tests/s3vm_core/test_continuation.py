@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from s3vm_core import losses
+from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.solvers.continuation import (
     ContinuationS3VM,
     smoothed_objective,
@@ -356,10 +357,7 @@ def test_linear_kernel_and_fully_labeled_data():
 
 @parametrize_with_checks(
     [ContinuationS3VM()],
-    expected_failed_checks=lambda est: {
-        "check_classifiers_classes": "-1 is the unlabeled marker of the semi-supervised "
-        "convention, so a class labelled -1 is read as unlabeled.",
-    },
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

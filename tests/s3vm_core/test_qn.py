@@ -9,17 +9,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
+from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.losses import modified_logistic, modified_logistic_grad
 from s3vm_core.problem import make_problem
 from s3vm_core.solvers.qn import QNS3VM
 from s3vm_core.solvers.svm import SVMBaseline
 from s3vm_core.trace import decision_on_grid
 from toy_data import gaussian_2c, pick_labeled
-
-EXPECTED_FAILED = {
-    "check_classifiers_classes": "-1 is scikit-learn's marker of an unlabeled point, so the "
-    "check's class label -1 leaves only one labeled class.",
-}
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -31,7 +27,7 @@ def _one_blas_thread():
 
 @parametrize_with_checks(
     [QNS3VM(max_iter=50), QNS3VM(kernel="linear", max_iter=50)],
-    expected_failed_checks=lambda est: EXPECTED_FAILED,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_compatibility(estimator, check):
     with warnings.catch_warnings():

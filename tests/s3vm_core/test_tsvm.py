@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
+from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.graph import classical_mds
 from s3vm_core.kernels import squared_distances
 from s3vm_core.problem import make_problem
@@ -322,18 +323,9 @@ def test_iteration_limit_warns():
 
 # -- scikit-learn compatibility ----------------------------------------------------------------
 
-_UNLABELED_MARKER = (
-    "feeds -1 as a class label, which is the semi-supervised 'unlabeled' marker here"
-)
-
-
-def _expected_failures(estimator):
-    return {"check_classifiers_classes": _UNLABELED_MARKER}
-
-
 @parametrize_with_checks(
     [GradientTSVM(), LDS(), GraphKernelSVM(), LabelSwitchingTSVM()],
-    expected_failed_checks=_expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
