@@ -15,8 +15,15 @@ import numpy as np
 from engine.comparison import BASELINE, compare_solvers, run_draws
 from engine.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params, presets_data_set
 from engine.registry import SOLVERS, make_estimator, run_form
-from s3vm_core import ContinuationS3VM, DeterministicAnnealingS3VM, LapSVM
-from toy_data import UNLABELED
+from s3vm_core import (
+    ESTIMATORS,
+    ContinuationS3VM,
+    DeterministicAnnealingS3VM,
+    LapSVM,
+    compare_with_global_minimum,
+)
+from s3vm_core.metrics import unlabeled_error
+from toy_data import UNLABELED, pick_labeled
 
 #: Resolution of the teaching pages' small boundary panels.
 GRID = 40
@@ -203,4 +210,50 @@ def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
                            scheduler=scheduler, n_jobs=_jobs(len(X)))
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
+    return rows
+
+
+#: The data sets of the Local minima page and the sizes it allows: the exact solver proves its
+#: minimum within seconds up to about 60 points on two moons and two circles, fewer on g50c's
+#: 50 dimensions (docs/benchmarks.md, "How far from the best").
+MINIMA_DATA_SETS = ("two_moons", "two_circles", "g50c")
+MINIMA_SIZES = (20, 60)
+
+
+def local_minima(source, draws: int, C: float | None, max_time: float,
+                 sigma: float | None = None, progress=None) -> list[dict]:
+    """Every local solver and the exact one on the same kernel, C and C*
+    (``s3vm_core.compare_with_global_minimum``) on ``draws`` label draws of one point per
+    class (draw ``d`` seeded ``seed + d``, as ``label_draws``), the exact search stopped at
+    ``max_time`` seconds a draw; ``sigma`` the RBF width of every solver (None: the median
+    distance), C = C* (None: 1/s², LDS paper §2.3.2).
+
+    One row per (draw, solver): ``gap`` its objective above the global minimum (relative: 0
+    at the minimum), ``reached`` within 1e-6, ``error`` its unlabeled error, ``global_error``
+    the exact solution's and ``svm_error`` the supervised SVM's on the same draw, ``proven``
+    whether the search ended before its time (else the minimum is the best found, within
+    ``certified_gap`` of the bound). ``progress(done, total)`` after each draw.
+    """
+    data = source.build()
+    X, y_true = data.X, data.y_true
+    rows = []
+    for draw in range(draws):
+        labels = pick_labeled(y_true, 1, random_state=source.seed + draw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a local minimum's own warnings are the lesson
+            compared = compare_with_global_minimum(X, labels, C=C, sigma=sigma,
+                                                   max_time=max_time)
+        exact = compared.exact
+        errors = {name: unlabeled_error(solver.decision_function(X), labels, y_true)
+                  for name, solver in compared.solvers.items()}
+        global_error = unlabeled_error(exact.decision_function(X), labels, y_true)
+        for name in compared.solvers:
+            rows.append({"draw": draw, "solver": ESTIMATORS[name].__name__,
+                         "gap": compared.gap(name), "reached": compared.reached(name),
+                         "error": errors[name], "global_error": global_error,
+                         "svm_error": errors["svm"], "proven": bool(exact.proven_),
+                         "certified_gap": float(exact.gap_),
+                         "seconds": compared.seconds[name]})
+        if progress is not None:
+            progress(draw + 1, draws)
     return rows

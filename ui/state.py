@@ -96,6 +96,10 @@ COMPARE_RUN = "compare_run"        # Compare page: the run button
 COMPARE_RESULTS = "compare_results"  # Compare page: {"key", "scheduler", "rows": [...]}
 COMPARE_ON_CLUSTER = "compare_on_cluster"  # Compare page: sweep on the Dask cluster (if set)
 COMPARE_FORM = "compare_form"      # Compare page: the form holding its controls
+MINIMA_DATA = "minima_data"        # Local minima page: its small data set
+MINIMA_N = "minima_n"              # Local minima page: its number of points
+MINIMA_DRAWS = "minima_draws"      # Local minima page: its label draws
+MINIMA_SIGMA = "minima_sigma"      # Local minima page: the kernel width, "paper" or "median"
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
@@ -103,6 +107,7 @@ TEACHING_DEFAULTS = {
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
     COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
     COMPARE_PRESET: scenario.DEFAULTS["compare"],
+    MINIMA_DATA: "two_moons", MINIMA_N: 40, MINIMA_DRAWS: 5, MINIMA_SIGMA: "paper",
 }
 
 

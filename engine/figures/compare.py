@@ -14,12 +14,13 @@ from engine.figures.traces import log_axis
 from engine.presets import DEFAULT
 from engine.registry import SOLVERS
 
-#: The solvers' colours: one per solver of ``engine.registry.SOLVERS``, in its order, the supervised
-#: baseline black, so that a solver wears the same colour in every chart of a page whichever
-#: solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey (the
-#: unlabeled points' colour), with Tol's indigo, olive and wine instead (colour-blind safe too).
+#: The solvers' colours: one per solver of ``engine.registry.SOLVERS``, in its order, the
+#: supervised baseline black, so that a solver wears the same colour in every chart of a page
+#: whichever solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey
+#: (the unlabeled points' colour), with Tol's indigo, olive, wine and green instead
+#: (colour-blind safe too).
 SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
-                  "#CC79A7", "#999933", "#882255")
+                  "#CC79A7", "#999933", "#882255", "#117733")
 
 
 def _solver_colors(names) -> dict:
@@ -169,4 +170,36 @@ def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(height=_bars_height(len(summary)),
                       margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    return fig
+
+
+def minima_figure(rows, titles: dict | None = None) -> go.Figure:
+    """How far each local minimum is from the global one, and what it costs in error (the
+    continuation paper's Figure 3, against the exact minimum): one dot per (draw, solver), at
+    its objective above the global minimum (% of it) and its unlabeled error minus the global
+    optimum's (percentage points), each solver in its colour. The supervised SVM, which ignores
+    the unlabeled points' loss, is left out: its gap (often over 100 %) would flatten the rest."""
+    titles = titles or {}
+    shown = [r for r in rows if r["solver"] != "SVMBaseline"]
+    names = list(dict.fromkeys(r["solver"] for r in shown))
+    colors = _solver_colors(names)
+    fig = go.Figure()
+    for name in names:
+        mine = [r for r in shown if r["solver"] == name]
+        fig.add_trace(go.Scatter(
+            x=[100 * r["gap"] for r in mine],
+            y=[100 * (r["error"] - r["global_error"]) for r in mine],
+            mode="markers", name=titles.get(name, name),
+            marker={"color": colors[name], "size": 11, "line": {"width": 1},
+                    "symbol": ["circle" if r["reached"] else "circle-open" for r in mine]},
+            customdata=[r["draw"] + 1 for r in mine],
+            hovertemplate="draw %{customdata}<br>%{x:.2f} % above the global minimum<br>"
+                          "%{y:+.1f} percentage points of error<extra></extra>"))
+    for line in ("x", "y"):  # the global minimum's own place
+        getattr(fig, f"add_{'v' if line == 'x' else 'h'}line")(
+            **{line: 0}, line={"color": "#999999", "dash": "dot", "width": 1})
+    fig.update_layout(height=440, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    fig.update_xaxes(title_text="objective above the global minimum (%)", rangemode="tozero")
+    fig.update_yaxes(title_text="error − the global optimum's (points)", zeroline=False)
     return fig

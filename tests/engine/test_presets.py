@@ -29,9 +29,10 @@ def test_every_paper_preset_is_a_setting_the_watch_form_can_hold(dataset, solver
 
 
 def test_the_default_data_set_has_a_paper_preset_for_every_semi_supervised_solver():
-    # A first visitor's Watch page (two moons) opens on the paper's setting whatever the S3VM.
+    # A first visitor's Watch page (two moons) opens on the paper's setting whatever the S3VM
+    # (the exact solver is a yardstick for small data: it takes the generic defaults).
     for solver in SOLVERS:
-        if solver != "SVMBaseline":
+        if solver not in ("SVMBaseline", "BranchAndBoundS3VM"):
             assert presets.first_preset("two_moons", solver) == presets.PAPER
     assert presets.paper_preset("two_moons", "DeterministicAnnealingS3VM").params == {
         "lam": 0.01, "sigma": 0.25}  # the DA Table 2 grid point selected on two moons
