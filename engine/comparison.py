@@ -22,19 +22,23 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from engine.jobs import cluster
 from engine.metrics import UNKNOWN
 from engine.registry import make_estimator
+from s3vm_core import S3VMGridSearchCV, UnlabeledDidNotHelpWarning, default_grid
 from s3vm_core.metrics import unlabeled_error
 from toy_data import UNLABELED, class_count, pick_labeled
 
 #: Columns of a result row, in the order of the CSV download.
 COLUMNS = ("solver", "draw", "seed", "success", "unlabeled_error", "baseline_error",
-           "error_vs_baseline", "objective", "seconds", "error")
+           "error_vs_baseline", "objective", "seconds", "cv_error", "baseline_cv_error", "error")
 
 BASELINE = "SVMBaseline"
+#: Folds of the labeled points in a cross-validated choice (the fewest labels a class it
+#: needs: each fold holds one of each class).
+CV_FOLDS = 2
 #: Largest unlabeled error of a success (see the module docstring).
 SUCCESS_ERROR = 0.01
 
@@ -56,7 +60,8 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
     (so one failing solver does not stop a comparison); numbers are then ``nan``.
     """
     row = {"solver": solver, "success": False, "unlabeled_error": math.nan,
-           "objective": math.nan, "seconds": math.nan, "error": ""}
+           "objective": math.nan, "seconds": math.nan, "cv_error": math.nan,
+           "baseline_cv_error": math.nan, "error": ""}
     try:
         if estimator is None:
             estimator = make_estimator(solver, dict(params or {}))
@@ -75,7 +80,38 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
     # unknown without true classes to score: neither a success nor a failure
     row["success"] = None if math.isnan(error) else bool(error <= SUCCESS_ERROR)
     row["objective"] = float(getattr(estimator, "objective_", math.nan))
+    if isinstance(estimator, ChosenByCV):  # what the held-out labels said of it
+        compared = estimator.search_.comparison_
+        row["cv_error"], row["baseline_cv_error"] = (compared.estimator_error,
+                                                     compared.baseline_error)
     return row
+
+
+class ChosenByCV(BaseEstimator):
+    """``estimator`` with its parameters chosen by cross-validation on the labels it is
+    fitted with: ``s3vm_core.S3VMGridSearchCV`` over its ``default_grid`` by ``cv`` folds of
+    the labeled points, the supervised SVM chosen by the same folds beside it (``search_``:
+    its ``comparison_`` says whether the unlabeled points helped). The Compare page's "chosen
+    by cross-validation on your labels": what a user can do without the true classes."""
+
+    def __init__(self, estimator, cv: int = CV_FOLDS):
+        self.estimator = estimator
+        self.cv = cv
+
+    def fit(self, X, y):
+        grid = default_grid(self.estimator, X, y)
+        with warnings.catch_warnings():
+            # (the comparison below says whether the unlabeled points helped)
+            warnings.simplefilter("ignore", UnlabeledDidNotHelpWarning)
+            self.search_ = S3VMGridSearchCV(self.estimator, grid, cv=self.cv).fit(X, y)
+        return self
+
+    def decision_function(self, X):
+        return self.search_.decision_function(X)
+
+    @property
+    def objective_(self) -> float:
+        return float(getattr(self.search_.best_estimator_, "objective_", math.nan))
 
 
 def _task(X, y_true, n_per_class, draw, seed, solver, estimator):
@@ -102,7 +138,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                     params: dict[str, dict] | None = None, n_jobs: int = 2,
                     progress: Callable[[int, int], None] | None = None,
                     scheduler: str | None = None,
-                    runs: dict[str, str] | None = None) -> list[dict]:
+                    runs: dict[str, str] | None = None,
+                    chosen_by_cv: bool = False) -> list[dict]:
     """Run every solver (plus the supervised baseline) on k random label draws.
 
     Parameters
@@ -131,6 +168,10 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     runs : dict, optional
         Names in ``solvers`` that are not solver names, each with its solver (``{"LDS:paper":
         "LDS"}``): one solver can then run twice, with two sets of ``params``.
+    chosen_by_cv : bool, default=False
+        Every solver, the baseline included, with its parameters chosen on each draw by
+        cross-validation on that draw's labels (``ChosenByCV``); it needs ``CV_FOLDS``
+        labels per class.
 
     Returns
     -------
@@ -144,9 +185,15 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     params = params or {}
     # Fail early with the student's message (e.g. 1 point of a class but 3 labels asked).
     pick_labeled(y_true, n_per_class, random_state=0)
+    if chosen_by_cv and n_per_class < CV_FOLDS:
+        raise ValueError(f"Choosing parameters by cross-validation on the labels needs at "
+                         f"least {CV_FOLDS} labels per class in each draw (a fold of held-out "
+                         f"labels each), not {n_per_class}. Give more labels per class.")
     runs = runs or {}
     estimators = {name: make_estimator(runs.get(name, name), dict(params.get(name, {})),
                                        class_count(y_true)) for name in names}
+    if chosen_by_cv:
+        estimators = {name: ChosenByCV(estimator) for name, estimator in estimators.items()}
     rows = run_draws(X, y_true, estimators, draw_seeds(k, random_state),
                      n_per_class=n_per_class, n_jobs=n_jobs, progress=progress,
                      scheduler=scheduler)

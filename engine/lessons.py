@@ -13,7 +13,15 @@ import warnings
 import numpy as np
 
 from engine.comparison import BASELINE, compare_solvers, run_draws
-from engine.presets import BOTH, DEFAULT, PAPER, paper_preset, preset_params, presets_data_set
+from engine.presets import (
+    BOTH,
+    CHOSEN_BY_CV,
+    DEFAULT,
+    PAPER,
+    paper_preset,
+    preset_params,
+    presets_data_set,
+)
 from engine.registry import SOLVERS, make_estimator, run_form
 from s3vm_core import (
     ESTIMATORS,
@@ -185,16 +193,19 @@ def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
     """Every solver on the data of ``source`` over ``k`` label draws seeded by its seed
     (``engine.comparison.compare_solvers``), on the Dask cluster at ``scheduler`` if given.
 
-    ``preset`` is ``engine.presets.PAPER`` or ``DEFAULT`` for every solver, or ``BOTH``: a solver
-    with a preset as in the paper on this data set then runs twice, as ``"<solver>:paper"``
-    and ``"<solver>:default"``. The supervised baseline runs once, as in the paper unless
-    ``preset`` is ``DEFAULT``. Above the app's size for it a solver runs its scalable form
+    ``preset`` is ``engine.presets.PAPER`` or ``DEFAULT`` for every solver, ``BOTH``: a
+    solver with a preset as in the paper on this data set then runs twice, as
+    ``"<solver>:paper"`` and ``"<solver>:default"``, or ``CHOSEN_BY_CV``: every solver and the
+    baseline with parameters chosen on each draw by cross-validation on its labels
+    (``engine.comparison.ChosenByCV``). The supervised baseline runs once, as in the paper
+    unless ``preset`` is ``DEFAULT``. Above the app's size for it a solver runs its scalable form
     (``engine.registry.run_form``), and each row's ``"form"`` says which form ran ("exact" or the
     scalable form's description)."""
     data = source.build()
     X, y_true = data.X, data.y_true
     dataset = presets_data_set(source)
-    single = PAPER if preset == BOTH else preset
+    chosen_by_cv = preset == CHOSEN_BY_CV  # (its grids are around the generic defaults)
+    single = PAPER if preset == BOTH else DEFAULT if chosen_by_cv else preset
     names, runs, forms = [], {}, {}
     params = {BASELINE: preset_params(dataset, BASELINE, single)}
     for solver in solvers:
@@ -207,7 +218,8 @@ def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
             params[run], forms[run] = _form(solver, len(X), chosen)
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=source.seed, params=params, runs=runs, progress=progress,
-                           scheduler=scheduler, n_jobs=_jobs(len(X)))
+                           scheduler=scheduler, n_jobs=_jobs(len(X)),
+                           chosen_by_cv=chosen_by_cv)
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
     return rows

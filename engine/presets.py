@@ -28,8 +28,11 @@ DEFAULT = "default"
 TITLES = {PAPER: "as in the paper", DEFAULT: "the generic default"}
 #: The Compare page's third choice: each solver with both presets, side by side.
 BOTH = "both"
+#: Its fourth: each solver's parameters chosen by cross-validation on the draw's own labels
+#: (``engine.comparison.ChosenByCV``), the supervised SVM's the same way.
+CHOSEN_BY_CV = "cv"
 #: The Compare page's choices (the share link's "compare" field).
-COMPARE_CHOICES = (PAPER, DEFAULT, BOTH)
+COMPARE_CHOICES = (PAPER, DEFAULT, BOTH, CHOSEN_BY_CV)
 
 
 @dataclass(frozen=True)

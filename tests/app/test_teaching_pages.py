@@ -295,3 +295,24 @@ def test_a_link_with_an_unknown_compare_choice_says_so_and_runs_the_paper_preset
                "'best'" in shown(w.value) for w in at.warning)
     at.switch_page(COMPARE).run()
     assert at.radio(key=state.COMPARE_PRESET).value == "paper"
+
+
+def test_compare_chooses_parameters_by_cross_validation_on_the_labels(app):
+    """Issue 36, item 4: "chosen by cross-validation on your labels" beside the presets, and
+    the page says when the held-out labels find a solver no better than the supervised SVM."""
+    at = app.run()
+    at.session_state[state.N_SAMPLES] = 80
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LapSVM", "GradientTSVM"])
+    type_number(at, state.COMPARE_DRAWS, 2)
+    type_number(at, state.COMPARE_PER_CLASS, 2)
+    at.radio(key=state.COMPARE_PRESET).set_value("cv")
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    rows = at.session_state[state.COMPARE_RESULTS]["rows"]
+    assert all(0 <= r["cv_error"] <= 1 and 0 <= r["baseline_cv_error"] <= 1 for r in rows)
+    assert any("chosen on each draw by cross-validation" in shown(c.value) for c in at.caption)
+    # one label a class leaves no fold to hold out: the page says so, nothing runs
+    type_number(at, state.COMPARE_PER_CLASS, 1)
+    at.button[0].click().run()
+    assert any("needs at least 2 labels per class" in shown(e.value) for e in at.error)
