@@ -11,8 +11,15 @@ import string
 #: which covers links, images, emphasis, code, headings, tables and HTML, and Streamlit's own
 #: ``:colour[...]``, ``:material/…:`` and ``$formula$``.
 _PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
+#: GitHub's Markdown turns a bare address into a link after the escapes are read
+#: ("http://…", "www.…", "name@host"): a word joiner (U+2060, invisible) before its ":" or
+#: "@" and after "www" keeps it text.
+_ADDRESS = re.compile(r"(?i)(\\[:@])|(?<![^\W_])(www)(?=\\\.)")
+WORD_JOINER = "\u2060"
 
 
 def literal(text) -> str:
     """``text`` escaped so that Markdown shows it as written, on one line."""
-    return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+    escaped = _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+    return _ADDRESS.sub(lambda m: WORD_JOINER + m.group(1) if m.group(1)
+                        else m.group(2) + WORD_JOINER, escaped)

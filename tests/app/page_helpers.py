@@ -75,4 +75,4 @@ def type_number(where, key: str, value):
 def shown(text: str) -> str:
     """Markdown as a reader sees it: the backslash escapes of text that came from outside the
     app (``engine.markdown.literal``) taken away."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text.replace("\u2060", ""))

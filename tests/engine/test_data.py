@@ -64,3 +64,4 @@ def test_a_one_feature_file_is_a_data_set_of_the_app():
     upload = read_upload("line.csv", b"x,label\n-2,a\n-1.8,\n2,b\n2.1,\n")
     data = upload.build()
     assert data.X.shape == (4, 1) and data.view.is_line
+
