@@ -107,21 +107,13 @@ class Ended:
     """The work is over: nothing follows."""
 
 
-@dataclass(frozen=True)
-class Run:
-    """A trace ready to draw: the whole path, or the path so far when it ended early
-    (``ended``); the rest is its ``RunFinished``'s."""
+@dataclass(frozen=True, kw_only=True)
+class Run(RunFinished):
+    """A trace ready to draw: its end (``RunFinished``) with every state that led there, and
+    how it ended (``ended``: the whole path, or the path so far when it was stopped or ran out
+    of its ``budget``)."""
 
     states: list
-    frames: np.ndarray
-    grid_x: np.ndarray
-    grid_y: np.ndarray
-    grid_decisions: np.ndarray
-    point_decisions: np.ndarray
-    seconds: float
-    warnings: tuple[str, ...] = ()
-    baseline: Baseline | None = None
-    films: dict = field(default_factory=dict, compare=False)
     ended: str = FINISHED           # or STOPPED / OUT_OF_TIME: the path so far
     budget: float = math.inf
 
@@ -131,7 +123,7 @@ class Run:
         """The run of ``states`` (every state the process recorded, in order) and its end:
         the one place a run is put together, in the app and in the run's process."""
         end = {f.name: getattr(finished, f.name) for f in fields(RunFinished)}
-        return cls(list(states), **end, ended=ended, budget=float(budget))
+        return cls(**end, states=list(states), ended=ended, budget=float(budget))
 
     def frame_of(self, state_index: int) -> int:
         """Position of the player frame closest to (at or before) a state."""
