@@ -21,6 +21,7 @@ solver's ``_parameter_constraints`` before any data is read. This module is not 
 from __future__ import annotations
 
 import math
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -38,13 +39,15 @@ from s3vm_cli.commands import (
 )
 from s3vm_cli.frame import RunFailure, UsageError, command, quoted, say
 
-#: Characters of a number in the table (significant digits of ``%g``).
+#: Significant digits of a number in the table.
 DIGITS = 4
+#: Characters of a line of the help's notes.
+WIDTH = 98
 
 
 @command("select", "choose a solver's parameters by cross-validation on the labeled points, "
          "beside the SVM on the labels alone; write the chosen model",
-         "s3vm select points.csv -s lapsvm -g gamma_I=0.01,1,10 --folds 3 --model points.npz")
+         "s3vm select points.csv -s lapsvm -g gamma_I=1,0.01,10 --folds 3 --model points.npz")
 def select_command(parser):
     add_data_and_solver(parser, "one of the solvers of `s3vm fit --help`, which lists their "
                         "parameters (short or class name)")
@@ -61,9 +64,10 @@ def select_command(parser):
     parser.add_argument("--seed", type=int, default=None, metavar="N",
                         help="shuffle each class's labeled points with this seed before "
                         "dealing them to the folds (default: in the file's order)")
-    parser.add_argument("--model", type=Path, help="save the chosen model, refitted on all the "
-                        "points, here (an .npz archive of arrays and JSON, which cannot run "
-                        "code when loaded; `s3vm predict` reads it)")
+    parser.add_argument("--model", type=Path, metavar="PATH",
+                        help="save the chosen model, refitted on all the points, here (an .npz "
+                        "archive of arrays and JSON, which cannot run code when loaded; "
+                        "`s3vm predict` reads it)")
     parser.add_argument("--baseline-model", type=Path, metavar="PATH",
                         help="save the chosen supervised baseline here too (the model to use "
                         "when the unlabeled points did not help)")
@@ -84,17 +88,19 @@ def _default_grids_help() -> str:
     from s3vm_core.model_selection import GRID_AXES, GRID_WIDTHS
 
     widths = ", ".join(f"{w:g}" for w in GRID_WIDTHS)
-    lines = [f"default grids (without -g; s3vm_core.model_selection.default_grid): with the "
-             f"rbf kernel, sigma = {widths} times the LDS paper's default width, by every "
-             "value of:"]
+    lines = textwrap.wrap(
+        f"default grids (without -g; s3vm_core.model_selection.default_grid): with the rbf "
+        f"kernel, sigma = {widths} times the LDS paper's default width, by every value of:",
+        WIDTH)
     for short, cls in ESTIMATORS.items():
         axes = GRID_AXES.get(cls.__name__)
         if axes:
             lines.append(f"  {short}: " + "; ".join(
                 f"{name} = {', '.join(map(_shown, values))}" for name, values in axes.items()))
-    lines.append("Every fold keeps the unlabeled points in training, and its held-out labeled "
-                 "points too, as unlabeled points (the LDS paper's protocol); the errors are "
-                 "counted on the held-out labels only.")
+    lines += [""] + textwrap.wrap(
+        "Every fold keeps the unlabeled points in training, and its held-out labeled points "
+        "too, as unlabeled points (the LDS paper's protocol); the errors are counted on the "
+        "held-out labels only.", WIDTH)
     return "\n".join(lines)
 
 

@@ -206,7 +206,7 @@ def test_the_help_says_the_grid_the_folds_and_every_default_grid(capsys):
                   "the first listed wins a tie", "the solver's default grid (below)",
                   "sigma = 1, 0.5, 2 times the LDS paper's default width",
                   "lapsvm: gamma_I = 1, 0.01, 10", "tsvm: C = None, 0.1, 100",
-                  "example: s3vm select points.csv -s lapsvm -g gamma_I=0.01,1,10"]:
+                  "example: s3vm select points.csv -s lapsvm -g gamma_I=1,0.01,10"]:
         assert words in text, words
     # every solver with a default grid is listed with it, and no other
     for short, cls in ESTIMATORS.items():
