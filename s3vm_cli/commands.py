@@ -46,14 +46,7 @@ PROGRESS_AFTER, PROGRESS_EVERY_IN_LOGS = 1.0, 10.0
 @command("fit", "fit a solver on a data file; write its predictions",
          "s3vm fit points.csv -s lapsvm -p gamma_I=1 --model points.npz --trace trace.jsonl")
 def fit_command(parser):
-    parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
-                        "or -1 = unlabeled; a column 'truth' may give unlabeled points' true "
-                        "classes) or svmlight (label 0 = unlabeled; indices from 1, or from 0 "
-                        "when an index 0 appears); '-' reads stdin")
-    parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
-                        "unlabeled) when DATA is an svmlight examples file without labels")
-    parser.add_argument("-s", "--solver", required=True, metavar="NAME",
-                        help="one of the solvers below (short or class name)")
+    add_data_and_solver(parser, "one of the solvers below (short or class name)")
     parser.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                         help="a solver parameter by its library name (repeat for more)")
     _add_format_and_outputs(parser)
@@ -287,6 +280,18 @@ def app_folder() -> Path | None:
 # -- shared pieces --------------------------------------------------------------------------
 
 
+def add_data_and_solver(parser, solver_help: str) -> None:
+    """The data file, svmlin's optional labels file and ``-s SOLVER``: the arguments of the
+    commands that fit (``fit``, ``select``)."""
+    parser.add_argument("data", help="CSV / TSV (label column 'label' or the last; empty, '?' "
+                        "or -1 = unlabeled; a column 'truth' may give unlabeled points' true "
+                        "classes) or svmlight (label 0 = unlabeled; indices from 1, or from 0 "
+                        "when an index 0 appears); '-' reads stdin")
+    parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
+                        "unlabeled) when DATA is an svmlight examples file without labels")
+    parser.add_argument("-s", "--solver", required=True, metavar="NAME", help=solver_help)
+
+
 def _add_format_and_outputs(parser) -> None:
     parser.add_argument("--format", choices=("auto", "csv", "tsv", "svmlight"), default="auto",
                         help="the data file's format (default: by its name, else its content)")
@@ -308,29 +313,47 @@ def _solver(name: str):
 
 def _estimator(name: str, settings: list[str]):
     """The solver with its parameters, checked by its own constraints before any data is read."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
     estimator = _solver(name)()
-    names = estimator.get_params()
     params = {}
     for setting in settings:
-        key, equals, text = setting.partition("=")
-        key = key.strip()
-        if not equals or not key:
-            raise UsageError(f"A parameter is given as NAME=VALUE (like sigma=0.5), not "
-                             f"{quoted(setting)}.")
-        if key not in names:
-            raise UsageError(f"{type(estimator).__name__} has no parameter {quoted(key)}; its "
-                             f"parameters are {', '.join(names)}.")
-        if len(text) > MAX_VALUE_CHARS:
-            raise UsageError(f"The value of {key} is {len(text):,} characters long: give a "
-                             f"number or a word (like {key}={names[key]!r}).")
-        params[key] = _value(text.strip())
-    estimator.set_params(**params)
+        key, text = _setting(estimator, setting, "NAME=VALUE (like sigma=0.5)")
+        params[key] = _parsed(key, text, estimator)
+    return _validated(estimator.set_params(**params))
+
+
+def _setting(estimator, setting: str, form: str) -> tuple[str, str]:
+    """``NAME=TEXT`` split, ``NAME`` one of the estimator's parameters; ``form`` says how a
+    setting is written (``"NAME=VALUE (like sigma=0.5)"``)."""
+    key, equals, text = setting.partition("=")
+    key = key.strip()
+    if not equals or not key:
+        raise UsageError(f"A parameter is given as {form}, not {quoted(setting)}.")
+    names = estimator.get_params()
+    if key not in names:
+        raise UsageError(f"{type(estimator).__name__} has no parameter {quoted(key)}; its "
+                         f"parameters are {', '.join(names)}.")
+    return key, text
+
+
+def _parsed(key: str, text: str, estimator):
+    """One value of the parameter ``key`` from its text (see ``_value``), refused when longer
+    than ``MAX_VALUE_CHARS``."""
+    if len(text) > MAX_VALUE_CHARS:
+        default = estimator.get_params()[key]
+        raise UsageError(f"The value of {key} is {len(text):,} characters long: give a "
+                         f"number or a word (like {key}={default!r}).")
+    return _value(text.strip())
+
+
+def _validated(estimator, where: str = ""):
+    """The estimator, its parameters checked by its ``_parameter_constraints``; a value out of
+    range is a usage error (``where`` says where it was given)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
     try:
         estimator._validate_params()
     except InvalidParameterError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(f"{where}{error}") from None
     return estimator
 
 

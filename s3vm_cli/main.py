@@ -1,5 +1,5 @@
 """The command line: its parser of the registered subcommands (``s3vm_cli.commands``,
-``s3vm_cli.svmlin``), its one-line errors and its exit codes.
+``s3vm_cli.selection``, ``s3vm_cli.svmlin``), its one-line errors and its exit codes.
 
 Exit codes: 0 done, 1 the run failed (the solver or the disk), 2 bad usage or bad input (a bad
 file, an unknown or out-of-range parameter). Every error is one line on stderr.
@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from s3vm_cli import commands, svmlin  # noqa: F401 - importing them registers their commands
+# importing the command modules registers their commands
+from s3vm_cli import commands, selection, svmlin  # noqa: F401
 from s3vm_cli.frame import COMMANDS, RunFailure, UsageError, say
 
 
