@@ -34,7 +34,8 @@ def build(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "app.py"):
         shutil.copy(CHECKOUT / name, source / name)
-    for tree in ("s3vm_core", "s3vm_cli", "toy_data", "ui", "pages", "docs", ".streamlit"):
+    for tree in ("s3vm_core", "s3vm_cli", "toy_data", "engine", "ui", "pages", "docs",
+                 ".streamlit"):
         shutil.copytree(CHECKOUT / tree, source / tree,
                         ignore=shutil.ignore_patterns("__pycache__"))
     built = subprocess.run(
