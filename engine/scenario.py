@@ -170,9 +170,9 @@ def parse(text: str) -> tuple[dict, list[str]]:
         if isinstance(data["compare"], str) and data["compare"] in COMPARE_CHOICES:
             values["compare"] = data["compare"]
         else:
-            notes.append(f"The Compare page's parameters must be one of "
-                         f"{_listed(list(COMPARE_CHOICES))}, not {shown(data['compare'])}: "
-                         f"it runs the presets as in the paper.")
+            choices = _listed(list(COMPARE_CHOICES), most=len(COMPARE_CHOICES))
+            notes.append(f"The Compare page's parameters must be one of {choices}, "
+                         f"not {shown(data['compare'])}: it runs the presets as in the paper.")
     return values, notes
 
 

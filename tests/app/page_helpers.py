@@ -76,3 +76,10 @@ def shown(text: str) -> str:
     """Markdown as a reader sees it: the backslash escapes of text that came from outside the
     app (``engine.markdown.literal``) taken away."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text.replace("\u2060", ""))
+
+
+def press(at, label: str = "Run"):
+    """The page's button labelled ``label`` (offers such as "Film that path" may stand before
+    the form's Run); returns it (``.click().run()`` it)."""
+    (button,) = [b for b in at.button if b.label == label]
+    return button

@@ -291,8 +291,8 @@ def test_a_link_with_an_unknown_compare_choice_says_so_and_runs_the_paper_preset
     app.query_params["scenario"] = json.dumps({"dataset": "two_moons", "compare": "best"})
     at = app.run()
     assert not at.exception
-    assert any("The Compare page's parameters must be one of 'paper', 'default', 'both', not "
-               "'best'" in shown(w.value) for w in at.warning)
+    assert any("The Compare page's parameters must be one of 'paper', 'default', 'both', "
+               "'cv', not 'best'" in shown(w.value) for w in at.warning)
     at.switch_page(COMPARE).run()
     assert at.radio(key=state.COMPARE_PRESET).value == "paper"
 

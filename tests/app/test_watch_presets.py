@@ -4,7 +4,7 @@ sets, says which preset it used, offers one click to the other; the share link c
 import json
 from urllib.parse import unquote
 
-from page_helpers import new_session, shown, shown_numbers, type_number
+from page_helpers import new_session, press, shown, shown_numbers, type_number
 
 from engine.registry import SOLVERS
 from ui import state
@@ -63,7 +63,7 @@ def test_one_click_switches_to_the_generic_default_and_back(app):
 def test_changed_values_are_the_users_own_and_either_preset_is_one_click_away(app):
     at = watch(app.run(), "LDS")
     type_number(at, state.solver_param_key("LDS", "rho"), 2.0)
-    at.button[0].click().run()  # the form's Run
+    press(at).click().run()
     assert not at.exception and not at.error
     assert preset_caption(at) == "Parameters: your own."
     assert "preset" not in shared(at)
@@ -158,6 +158,6 @@ def test_at_2000_points_the_lapsvm_preset_keeps_its_graph_and_says_so(app):
     type_number(at.sidebar, state.N_SAMPLES, 200).run()
     assert (form(at, "LapSVM")["n_neighbors"], form(at, "LapSVM")["gamma_I"]) == (6, 10.0)
     type_number(at, state.solver_param_key("LapSVM", "n_neighbors"), 9)
-    at.button[0].click().run()  # the form's Run
+    press(at).click().run()
     type_number(at.sidebar, state.N_SAMPLES, 1000).run()
     assert form(at, "LapSVM")["n_neighbors"] == 9
