@@ -45,7 +45,9 @@ import scipy.linalg
 import scipy.linalg.lapack
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
+import s3vm_core.problem as problem_module
 from s3vm_core.base import (
     KERNEL_CONSTRAINTS,
     Bounded,
@@ -55,6 +57,7 @@ from s3vm_core.base import (
 )
 from s3vm_core.kernels import kernel_matrix
 from s3vm_core.losses import hinge
+from s3vm_core.memory import dense_memory_limit
 from s3vm_core.problem import check_dense_memory, encode_labels
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM
@@ -469,6 +472,11 @@ class _Search:
         return (0.5 * norm + self.C * float(hinge(self.y[self.labeled] * f[self.labeled]).sum())
                 + self.C_star * float(hinge(np.abs(f[~self.labeled])).sum()))
 
+    def labeled_value(self, labels, beta, u) -> float:
+        """The node's own primal objective: each point of ``labels`` at its given label."""
+        margins = labels * (u + self.b)
+        return 0.5 * float((labels * beta) @ u) + float(self.caps(labels) @ hinge(margins))
+
     def leaf(self, signs, start_labels=None, start_beta=None):
         """The convex problem of one labeling of every unlabeled point (their ``signs``), warm
         started where the labels agree with ``start_labels``. Returns ``(eq. (2) value,
@@ -661,6 +669,10 @@ class _Outcome(NamedTuple):
     source: str
 
 
+#: Bytes an open node takes beside its arrays (the tuples, the arrays' headers): 430 measured
+#: with tracemalloc.
+_NODE_OVERHEAD = 450
+
 #: Share of the gap by which the certified bound must rise before the trace records it (the
 #: incumbent's improvements are always recorded): enough states to film the gap closing,
 #: a few hundred at most.
@@ -731,7 +743,9 @@ class BranchAndBoundS3VM(S3VMClassifier):
         nodes on most problems, "confident" on narrow RBF kernels.
     max_nodes : int in [1, 1e8], default=100_000
         Nodes explored at most. The open nodes are kept in memory (a label and a dual value
-        per point each), so the estimate ``9 n max_nodes`` bytes must fit the memory limit.
+        per point each, ``9 n`` bytes and some 450 more); should they fill the memory a fit
+        may take (``s3vm_core.memory``: half of the memory available by default), the search
+        stops there as at a budget.
     max_time : float > 0, default=60.0
         Seconds of computation at most (the local solvers of ``init`` included; the time a
         caller spends between two states of ``trace`` is not counted). ``np.inf``: no limit.
@@ -811,9 +825,10 @@ class BranchAndBoundS3VM(S3VMClassifier):
         X, n = problem.X, problem.y.size
         self._init_names = _check_init(self.init)
         self._start = _check_start(start, n)
-        check_dense_memory(self.max_nodes, n, "table of open nodes (a label and a dual value "
-                           "per point each)", itemsize=9,
-                           advice="Use a smaller max_nodes, or fewer points.")
+        # the open nodes may take the memory a fit's dense matrices may (s3vm_core.memory):
+        # a label and a dual value per point each, and Python's bookkeeping
+        limit, self._memory_origin = dense_memory_limit(problem_module.MAX_DENSE_BYTES)
+        self._max_open = max(limit // (9 * n + _NODE_OVERHEAD), 1)
         self._fit_kernel(X)
         self.C_, self.C_star_ = resolve_costs(self.C, self.C_star,
                                               lambda: self._sample_default_C(X))
@@ -826,6 +841,40 @@ class BranchAndBoundS3VM(S3VMClassifier):
         self._Z = Z
         self._Kt = Z @ Z.T
         self._X = X
+        self._signed = problem.y
+
+    def labeling_objective(self, y) -> float:
+        """The minimum of eq. (2) when the unlabeled points keep the labels of ``y``: the
+        bottom of the convex piece (the "basin") that a labeling picks,
+        ``min_w 1/2 ||w||^2 + C sum_L max(0, 1 - y_i f_i) + C* sum_U max(0, 1 - y_j f_j)``
+        under (3). It is never below ``objective_`` once the minimum is proven, and equal to
+        it when ``y`` labels the unlabeled points as an optimum does: pass a local solver's
+        ``transduction_`` to see whether it found the global minimum's basin, whatever
+        surrogate loss it minimized.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Class labels (``classes_``) of every training point; those of the labeled points
+            are not read.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "coef_")
+        y = np.asarray(y)
+        n = self._signed.size
+        if y.shape != (n,) or not np.all(np.isin(y, self.classes_)):
+            raise ValueError(
+                f"y must give one of the classes {list(self.classes_.tolist())} to each of "
+                f"the {n} training points, e.g. another solver's transduction_."
+            )
+        search = _Search(self._Kt, self.map_.bias, self._signed, self.C_, self.C_star_,
+                         max_qp_iter=10 * n + 100)
+        signs = np.where(y == self.classes_[1], 1, -1)
+        _, result, labels = search.leaf(signs)
+        return search.labeled_value(labels, result.beta, result.u)
 
     def _features(self, X):
         return self.map_.features(X)
@@ -862,8 +911,8 @@ class BranchAndBoundS3VM(S3VMClassifier):
             if node.bound >= threshold:
                 node = None
                 continue
-            if n_nodes >= self.max_nodes or clock.spent() >= self.max_time:
-                stopped = "max_nodes" if n_nodes >= self.max_nodes else "max_time"
+            stopped = self._budget_reached(n_nodes, clock.spent(), len(queue))
+            if stopped is not None:
                 heapq.heappush(queue, (node.bound, next(order), node))
                 break
             n_nodes += 1
@@ -939,16 +988,30 @@ class BranchAndBoundS3VM(S3VMClassifier):
             extras={"lower_bound": lower, "n_nodes": n_nodes, "n_open": n_open},
         )
 
+    def _budget_reached(self, n_nodes, seconds, n_open) -> str | None:
+        """Which budget stops the search now: ``"max_nodes"``, ``"max_time"``, ``"memory"``
+        (the open nodes filled the memory allowed), or None."""
+        if n_nodes >= self.max_nodes:
+            return "max_nodes"
+        if seconds >= self.max_time:
+            return "max_time"
+        if n_open >= self._max_open:
+            return "memory"
+        return None
+
     def _warn_budget(self, stopped, value, lower, n_nodes) -> None:
-        limit = (f"max_nodes={self.max_nodes} nodes" if stopped == "max_nodes"
-                 else f"max_time={self.max_time:g} s")
+        limit = {"max_nodes": f"max_nodes={self.max_nodes} nodes",
+                 "max_time": f"max_time={self.max_time:g} s",
+                 "memory": f"{self._max_open} open nodes, all the memory allowed "
+                           f"({self._memory_origin})"}[stopped]
+        advice = ("Allow more memory" if stopped == "memory" else f"Increase {stopped}")
         gap = value - lower
         warnings.warn(
             f"Branch and bound stopped at {limit} ({n_nodes} nodes explored) before proving "
             f"the optimum: the returned objective {value:.6g} is at most {gap:.3g} "
             f"({100 * gap / max(abs(value), np.finfo(float).tiny):.2g} %) above the global "
-            f"minimum (certified lower bound {lower:.6g}). Increase {stopped}, or use fewer "
-            "unlabeled points.", ConvergenceWarning, stacklevel=3,
+            f"minimum (certified lower bound {lower:.6g}). {advice}, or use fewer unlabeled "
+            "points.", ConvergenceWarning, stacklevel=3,
         )
 
 

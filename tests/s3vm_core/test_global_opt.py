@@ -374,3 +374,34 @@ def test_one_call_compares_every_solver_with_the_global_minimum():
         assert comparison.gap(name) >= -1e-9
         assert comparison.reached(name) == (comparison.gap(name) <= 1e-6)
     assert not comparison.reached("svm")
+
+
+def test_a_labelings_objective_is_the_bottom_of_its_convex_piece():
+    X, _, labels = _moons(10, seed=3)
+    sigma, C, C_star = 0.5, 5.0, 2.0
+    model = BranchAndBoundS3VM(C=C, C_star=C_star, sigma=sigma, init=()).fit(X, labels)
+    assert model.labeling_objective(model.transduction_) == pytest.approx(model.objective_,
+                                                                          rel=1e-9)
+    # another labeling: the independent dual solver's minimum for it, above the optimum
+    other = model.transduction_.copy()
+    other[np.flatnonzero(labels == -1)[:3]] ^= 1
+    signed = _signed(labels).astype(float)
+    y = np.where(signed != 0, signed, np.where(other == 1, 1.0, -1.0))
+    expected = _labeling_minimum_dual(_rbf(X, sigma), y, signed != 0, C, C_star)
+    assert model.labeling_objective(other) == pytest.approx(expected, rel=1e-8)
+    assert expected > model.objective_
+    with pytest.raises(ValueError, match="one of the classes"):
+        model.labeling_objective(np.full(10, 7))
+
+
+def test_open_nodes_that_fill_the_memory_allowed_stop_the_search_as_a_budget(monkeypatch):
+    import s3vm_core.problem
+
+    X, _, labels = _moons(60, seed=2)
+    # room for the kernel matrices of 60 points and for a few dozen open nodes only
+    monkeypatch.setattr(s3vm_core.problem, "MAX_DENSE_BYTES", 3 * 60 * 60 * 8 + 20_000)
+    model = BranchAndBoundS3VM(C=1.0, sigma=0.5, init=())
+    with pytest.warns(ConvergenceWarning, match=r"stopped at \d+ open nodes, all the memory "
+                                                r"allowed \(set by s3vm_core.problem"):
+        model.fit(X, labels)
+    assert not model.proven_ and model.lower_bound_ < model.objective_
