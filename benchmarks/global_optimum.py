@@ -158,7 +158,7 @@ def _minima(task, X, y, y_semi) -> dict:
     scores = {name: {"objective": score.value, "balanced": score.balanced_value,
                      "residual": score.balance_residual,
                      "seconds": comparison.seconds[name],
-                     "labeling": exact.labeling_objective(comparison.solvers[name].transduction_),
+                     "labeling": comparison.labelings[name],
                      "error": _error(comparison.solvers[name].transduction_, y, y_semi)}
               for name, score in comparison.scores.items()}
     return {"solvers": scores, "u": int(np.sum(y_semi == -1)), "sigma_used": exact.sigma_,
