@@ -17,7 +17,9 @@ paper leaves open "how well does the algorithm approximate the global solution?"
   data, with a certified lower bound when a budget stops it;
 * ``matched_solvers``: the local solvers set up so that each one's own objective is eq. (2)
   with the same C and C* (or, for those that smooth it, its surrogate), as the yardstick
-  compares them.
+  compares them;
+* ``compare_with_global_minimum``: all of them and the exact solver on one problem, in one
+  call (the Local minima page, ``benchmarks/global_optimum.py``).
 
 Because ``max(0, 1 - |t|) = min over y = +-1 of max(0, 1 - y t)``, the minimum of (2) is the
 minimum over the labelings ``y_U`` of a convex problem: an SVM on every point, with the balance
@@ -447,18 +449,16 @@ class _Search:
         self.C, self.C_star = float(C), float(C_star)
         self.diag = np.maximum(np.diag(Kt).copy(), np.finfo(float).tiny)
         self.max_qp_iter = max_qp_iter
-        self.qp_unconverged = 0
 
     def caps(self, labels) -> np.ndarray:
         return np.where(self.labeled, self.C, np.where(labels != 0, self.C_star, 0.0))
 
     def solve(self, labels, beta, u) -> _QPResult:
-        """The node QP for these labels, warm-started at ``beta`` (entries of points whose
-        label changed or that are free are reset to 0)."""
-        result = _solve_node(self.Kt, self.b, labels.astype(float), self.caps(labels), beta,
-                             u, self.max_qp_iter)
-        self.qp_unconverged += not result.converged
-        return result
+        """The node QP for these labels, warm-started at ``beta`` (feasible for them: 0 at the
+        free points, at most the cost elsewhere) with ``u = K~ (labels * beta)``. A solve that
+        does not settle still gives a valid bound (``_solve_node``), so the search goes on."""
+        return _solve_node(self.Kt, self.b, labels.astype(float), self.caps(labels), beta, u,
+                           self.max_qp_iter)
 
     def outputs_of(self, labels, beta) -> np.ndarray:
         support = np.flatnonzero(beta > 0.0)
@@ -754,10 +754,11 @@ class BranchAndBoundS3VM(S3VMClassifier):
         pairwise distance (LDS paper §2.3.2 with c = 2 classes).
     degree, coef0 : polynomial kernel ``(<x, z> + coef0)^degree``.
     init : tuple of str, default=("cs3vm", "tsvm", "qn-s3vm", "da", "label-switching")
-        The local solvers (names of ``s3vm_core.ESTIMATORS``, plus ``"svm"``) whose answers
-        start the incumbent, each fitted on the same data with the same kernel and costs
-        (``matched_solvers``); their own warnings are not repeated, and one that cannot run
-        is skipped with a ``SeedWarning``. ``()`` starts from the supervised solution alone.
+        The local solvers, by their names in ``s3vm_core.ESTIMATORS`` (these five and
+        ``"svm"``), whose answers start the incumbent, each fitted on the same data with the
+        same kernel and costs (``matched_solvers``); their own warnings are not repeated, and
+        one that cannot run is skipped with a ``SeedWarning``. ``()`` starts from the
+        supervised solution alone.
     branching : {"balanced", "confident"}, default="balanced"
         The unlabeled point a node branches on: ``"balanced"``, the one whose two children's
         bounds rise the most together (the product of the two lower bounds of the rise);
