@@ -28,7 +28,7 @@ from s3vm_core import (
     decision_on_grid,
     matched_solvers,
 )
-from s3vm_core.global_opt import SeedWarning, solver_costs
+from s3vm_core.global_opt import SeedWarning, _dual_value, _Search, solver_costs
 from s3vm_core.losses import hinge, symmetric_exp
 from toy_data import pick_labeled, two_circles, two_moons
 
@@ -373,4 +373,110 @@ def test_one_call_compares_every_solver_with_the_global_minimum():
         assert (score.C, score.C_star) == (exact.C_, exact.C_star_)
         assert comparison.gap(name) >= -1e-9
         assert comparison.reached(name) == (comparison.gap(name) <= 1e-6)
-    assert not comparison.reached("svm")
+        assert comparison.labeling_gap(name) >= -1e-9  # no basin is below the minimum
+        assert comparison.labelings[name] == pytest.approx(
+            exact.labeling_objective(comparison.solvers[name].transduction_))
+    assert not comparison.reached("svm") and not comparison.found_basin("svm")
+    # cS3VM's own f is never at the hinge objective's minimum (it minimizes exp(-3 t^2) for
+    # the unlabeled loss), but here its labeling is an optimal one
+    assert not comparison.reached("cs3vm") and comparison.found_basin("cs3vm")
+    # for a solver that holds (3), its basin's bottom is below its own f
+    assert comparison.labeling_gap("cs3vm") <= comparison.gap("cs3vm")
+
+
+def test_a_labelings_objective_is_the_bottom_of_its_convex_piece():
+    X, _, labels = _moons(10, seed=3)
+    sigma, C, C_star = 0.5, 5.0, 2.0
+    model = BranchAndBoundS3VM(C=C, C_star=C_star, sigma=sigma, init=()).fit(X, labels)
+    assert model.labeling_objective(model.transduction_) == pytest.approx(model.objective_,
+                                                                          rel=1e-9)
+    # another labeling: the independent dual solver's minimum for it, above the optimum
+    other = model.transduction_.copy()
+    other[np.flatnonzero(labels == -1)[:3]] ^= 1
+    signed = _signed(labels).astype(float)
+    y = np.where(signed != 0, signed, np.where(other == 1, 1.0, -1.0))
+    expected = _labeling_minimum_dual(_rbf(X, sigma), y, signed != 0, C, C_star)
+    assert model.labeling_objective(other) == pytest.approx(expected, rel=1e-8)
+    assert expected > model.objective_
+    with pytest.raises(ValueError, match="one of the classes"):
+        model.labeling_objective(np.full(10, 7))
+
+
+def test_open_nodes_that_fill_the_memory_allowed_stop_the_search_as_a_budget(monkeypatch):
+    import s3vm_core.problem
+
+    X, _, labels = _moons(60, seed=2)
+    # room for the kernel matrices of 60 points and for a few dozen open nodes only
+    monkeypatch.setattr(s3vm_core.problem, "MAX_DENSE_BYTES", 3 * 60 * 60 * 8 + 20_000)
+    model = BranchAndBoundS3VM(C=1.0, sigma=0.5, init=())
+    with pytest.warns(ConvergenceWarning, match=r"stopped at \d+ open nodes, all the memory "
+                                                r"allowed \(set by s3vm_core.problem"):
+        model.fit(X, labels)
+    assert not model.proven_ and model.lower_bound_ < model.objective_
+
+
+# -- the node problem: its gradient and the bounds built on its dual --------------------------
+
+
+def test_the_node_duals_gradient_matches_finite_differences():
+    # the active set moves beta along -g, g = y (u + b) - 1 = Q beta - p, the gradient of the
+    # minimized -D(beta) = 1/2 beta^T Q beta - p^T beta
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    K = _rbf(X, 0.8)
+    centring = np.eye(12) - np.full((12, 12), 1 / 12)
+    Kt = centring @ K @ centring
+    y, b = rng.choice([-1.0, 1.0], size=12), 0.2
+    beta = rng.uniform(0, 1, size=12)
+    g = y * (Kt @ (y * beta) + b) - 1.0
+    h = 1e-6
+    for i in range(12):
+        step = np.zeros(12)
+        step[i] = h
+        up, down = beta + step, beta - step
+        derivative = (_dual_value(up, Kt @ (y * up), y, b)
+                      - _dual_value(down, Kt @ (y * down), y, b)) / (2 * h)
+        assert derivative == pytest.approx(-g[i], rel=1e-6, abs=1e-8)
+
+
+def _root(sigma, n=11):
+    X, _, labels = _moons(n, seed=3)
+    model = BranchAndBoundS3VM(C=5.0, C_star=2.0, sigma=sigma, init=()).fit(X, labels)
+    search = _Search(model._Kt, model.map_.bias, model._signed, 5.0, 2.0, max_qp_iter=1000)
+    start = model._signed.astype(np.int8)
+    solution = search.solve(start, np.zeros(n), np.zeros(n))
+    return search, start, solution
+
+
+@pytest.mark.parametrize("sigma", [0.5, 0.15])
+def test_the_single_point_bound_never_exceeds_the_child_it_bounds(sigma):
+    search, labels, node = _root(sigma)
+    f = node.u + search.b
+    free = np.flatnonzero(labels == 0)
+    for sign in (1, -1):
+        increase = search.single_increase(f[free], search.diag[free], float(sign))
+        for j, rise in zip(free, increase, strict=True):
+            child = labels.copy()
+            child[j] = sign
+            solved = search.solve(child, node.beta, node.u)
+            assert node.dual + rise <= solved.dual + 1e-12
+            assert solved.converged
+
+
+@pytest.mark.parametrize(("sigma", "tightness"), [(0.5, 0.2), (0.1, 0.75)])
+def test_the_band_bound_holds_for_every_labeling_of_the_band(sigma, tightness):
+    search, labels, node = _root(sigma)
+    f = node.u + search.b
+    free = np.flatnonzero(labels == 0)
+    band = free[np.abs(f[free]) < 1.0]
+    assert 2 <= band.size <= 9
+    rise = search.band_increase(free, f)
+    assert rise > 0
+    lowest = np.inf
+    for signs in itertools.product([-1, 1], repeat=band.size):
+        child = labels.copy()
+        child[band] = signs
+        lowest = min(lowest, search.solve(child, node.beta, node.u).dual)
+    assert node.dual + rise <= lowest + 1e-12
+    # and close to it when the band points barely interact (a narrow kernel: K~_JJ ~ I)
+    assert rise >= tightness * (lowest - node.dual)
