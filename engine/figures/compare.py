@@ -177,7 +177,8 @@ def minima_figure(rows, titles: dict | None = None) -> go.Figure:
     """How far each local minimum is from the global one, and what it costs in error (the
     continuation paper's Figure 3, against the exact minimum): one dot per (draw, solver), at
     its objective above the global minimum (% of it) and its unlabeled error minus the global
-    optimum's (percentage points), each solver in its colour. The supervised SVM, which ignores
+    optimum's (percentage points), each solver in its colour, filled when it ended in the global
+    minimum's basin (its labeling an optimal one). The supervised SVM, which ignores
     the unlabeled points' loss, is left out: its gap (often over 100 %) would flatten the rest."""
     titles = titles or {}
     shown = [r for r in rows if r["solver"] != "SVMBaseline"]
@@ -191,7 +192,8 @@ def minima_figure(rows, titles: dict | None = None) -> go.Figure:
             y=[100 * (r["error"] - r["global_error"]) for r in mine],
             mode="markers", name=titles.get(name, name),
             marker={"color": colors[name], "size": 11, "line": {"width": 1},
-                    "symbol": ["circle" if r["reached"] else "circle-open" for r in mine]},
+                    "symbol": ["circle" if r["found_basin"] else "circle-open"
+                               for r in mine]},
             customdata=[r["draw"] + 1 for r in mine],
             hovertemplate="draw %{customdata}<br>%{x:.2f} % above the global minimum<br>"
                           "%{y:+.1f} percentage points of error<extra></extra>"))

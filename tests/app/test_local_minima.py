@@ -30,7 +30,19 @@ def test_no_local_solver_is_below_the_global_minimum():
     rows = lessons.local_minima(Generated("two_circles", 30, 0.05, 0), 2, None, 10.0, 0.25)
     assert all(r["proven"] for r in rows)
     assert all(r["gap"] >= -1e-9 for r in rows)
+    # a basin's bottom is never above the solver's own point in it
+    assert all(-1e-9 <= r["labeling_gap"] <= r["gap"] + 1e-9 for r in rows)
     assert len({r["solver"] for r in rows}) == 6 and {r["draw"] for r in rows} == {0, 1}
+
+
+def test_a_smoothed_solver_in_the_right_basin_counts_as_finding_it():
+    """cS3VM minimizes a smoothed loss, so its own objective stays above the global minimum even
+    when its labeling of the unlabeled points is an optimal one: the page counts that labeling
+    (a filled dot), not the surrogate's point."""
+    rows = lessons.local_minima(Generated("two_moons", 30, 0.05, 0), 1, None, 10.0)
+    (continuation,) = [r for r in rows if r["solver"] == "ContinuationS3VM"]
+    assert continuation["gap"] > 1e-3 and continuation["found_basin"]
+    assert continuation["error"] == continuation["global_error"]
 
 
 def test_the_watch_page_films_the_exact_search_and_a_link_carries_it(app):
