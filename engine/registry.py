@@ -320,3 +320,30 @@ def expected_seconds(solver: str, n_points: int, scalable: bool = False) -> floa
     points (``COST``, ``SCALABLE_COST``)."""
     at_1000, growth = (SCALABLE_COST if scalable else COST).get(solver, (0.0, 1.0))
     return at_1000 * (n_points / 1000) ** growth
+
+
+#: Points up to which the exact solver proves the global minimum within about a second on the
+#: app's two moons (0.9 s at 60 points, 20 s and unproven at 200: ``benchmarks.app_runs --n``;
+#: docs/benchmarks.md, "The exact global minimum: every solver against it").
+EXACT_PROVEN_UP_TO = 60
+
+
+def long_run_note(solver: str, n_points: int, params: dict, scalable: bool,
+                  budget: float) -> str | None:
+    """The sentence that announces a long run before it starts, or None for a short one: the
+    exact search grows exponentially with the points and runs to its time limit above
+    ``EXACT_PROVEN_UP_TO``; the other solvers by ``expected_seconds``."""
+    if solver == "BranchAndBoundS3VM":
+        if n_points <= EXACT_PROVEN_UP_TO:
+            return None
+        limit = min(float(params.get("max_time", 20.0)), budget)
+        return (f"The exact search is for small data: at n = {n_points:,} it will most likely "
+                f"stop at its time limit of {limit:g} s with the best solution found and its "
+                f"certified gap to the global minimum. Up to about {EXACT_PROVEN_UP_TO} points "
+                "(the sidebar's number of points) it proves the minimum within seconds.")
+    expected = expected_seconds(solver, n_points, scalable)
+    if expected <= LONG_RUN:
+        return None
+    return (f"This run may take about {expected:.0f} s at n = {n_points} (the scale table of "
+            f"docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop ends it "
+            "at once, keeping the path so far.")

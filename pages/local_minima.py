@@ -69,8 +69,9 @@ st.caption(
     "Each dot is one solver on one label draw: how far its objective is above the global "
     "minimum (right), and how many percentage points more of the unlabeled points it gets "
     "wrong than the global optimum (up). A filled dot ended in the global minimum's basin: "
-    "its labeling of the unlabeled points is an optimal one (cS3VM, ∇TSVM and QN-S3VM minimize "
-    "a smoothed objective, so even then they stay a little right of 0). Look for two things: which solvers sit near 0 (they approximate the global solution well), and "
+    "its labeling of the unlabeled points is an optimal one (cS3VM, ∇TSVM and QN-S3VM "
+    "minimize a smoothed objective, so even then they stay a little right of 0). Look for two "
+    "things: which solvers sit near 0 (they approximate the global solution well), and "
     "whether the dots rise to the right (better optima classify better: the continuation "
     "paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
 )

@@ -10,7 +10,7 @@ from engine.film import film_id
 from engine.markdown import literal
 from engine.params import BUDGET
 from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
-from engine.registry import LONG_RUN, SOLVERS, expected_seconds, run_form, solver_title
+from engine.registry import SOLVERS, long_run_note, run_form, solver_title
 from engine.stages import event_text, extras_text, returned_state, stage_text
 from toy_data import UNLABELED, class_count
 from ui import state
@@ -121,10 +121,7 @@ def show_progress(live) -> None:
     chart(shipped(live.preview), where=preview[0])
 
 
-expected = expected_seconds(solver, len(labels), scalable_note is not None)
-long_run = (f"This run may take about {expected:.0f} s at n = {len(labels)} (the scale table "
-            f"of docs/benchmarks.md); it ends at its time budget of {budget:g} s, and Stop "
-            "ends it at once, keeping the path so far." if expected > LONG_RUN else None)
+long_run = long_run_note(solver, len(labels), solved_params, scalable_note is not None, budget)
 with film_place:
     controls, show_status = job_controls(job, this_run, note=long_run)
 

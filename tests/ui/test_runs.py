@@ -198,6 +198,19 @@ def test_a_long_run_is_announced_before_it_starts():
     assert solvers.expected_seconds("LapSVM", 200) < 0.1
     # the scalable form the Watch page runs at 2,000 points is not long
     assert solvers.expected_seconds("LDS", 2000, scalable=True) < solvers.LONG_RUN
+    assert "about 15 s at n = 2000" in solvers.long_run_note("LDS", 2000, {}, False, 120.0)
+    assert solvers.long_run_note("LDS", 2000, {}, True, 120.0) is None
+
+
+def test_the_exact_search_on_more_than_small_data_says_it_will_stop_at_its_limit():
+    """Exponential in the points: at the app's default 200 points it runs its whole time
+    limit (20 s, unproven); at 60 it proves the minimum in about a second."""
+    note = solvers.long_run_note("BranchAndBoundS3VM", 200, {"max_time": 20.0}, False, 120.0)
+    assert "at n = 200 it will most likely stop at its time limit of 20 s" in note
+    assert "stop at its time limit of 5 s" in solvers.long_run_note(
+        "BranchAndBoundS3VM", 200, {"max_time": 20.0}, False, 5.0)  # the run's budget is less
+    assert solvers.long_run_note("BranchAndBoundS3VM", 60, {"max_time": 20.0}, False, 120.0) \
+        is None
 
 
 def test_a_run_stopped_before_its_first_state_says_so():
