@@ -185,17 +185,22 @@ def _exact_fit(task, X, y, y_semi) -> dict:
 # -- the tables ------------------------------------------------------------------------------
 
 
+def _minima_by_data(results: list[dict]) -> dict[str, list[dict]]:
+    """The finished runs of the minima part, by data set."""
+    by_data = defaultdict(list)
+    for r in results:
+        if r["part"] == "minima" and r["status"] == "ok":
+            by_data[r["data_name"]].append(r)
+    return by_data
+
+
 def minima_table(results: list[dict]) -> str:
     """Per data set and solver: how often it reached the global minimum, with its own f
     (its ``balanced_value`` within ``REACHED``) and with its labeling (the minimum of eq. (2)
     for the labels it gives the unlabeled points: the optimum's basin, whatever surrogate it
     minimized); its mean gaps; its error against the optimum's."""
     rows = []
-    by_data = defaultdict(list)
-    for r in results:
-        if r["part"] == "minima" and r["status"] == "ok":
-            by_data[r["data_name"]].append(r)
-    for name, runs in by_data.items():
+    for name, runs in _minima_by_data(results).items():
         optimum = np.array([r["global"]["objective"] for r in runs])
         optimum_error = np.array([r["global"]["error"] for r in runs])
         for solver in (*SOLVERS, "svm"):
@@ -223,11 +228,7 @@ def correlation_table(results: list[dict]) -> str:
     from scipy.stats import spearmanr
 
     rows = []
-    by_data = defaultdict(list)
-    for r in results:
-        if r["part"] == "minima" and r["status"] == "ok":
-            by_data[r["data_name"]].append(r)
-    for name, runs in by_data.items():
+    for name, runs in _minima_by_data(results).items():
         gaps, errors = [], []
         for r in runs:
             optimum = r["global"]["objective"]
