@@ -83,7 +83,7 @@ with loss_slot.container():
     st.caption(
         "Each panel is one loss V, each curve one temperature, shifted to minimum 0 (dark = "
         "hot, the lightest is "
-        "T = 0, the hard loss min(V(f), V(−f)) of eq. (1)); the thick black curve is the T "
+        "T = 0, the hard loss min(V(f), V(−f)) of eq. (1)); the thickest curve is the T "
         "chosen below. At high T the hinge is flat inside the margin and the two squared "
         "losses have a single minimum at f = 0; as T falls a bump grows at f = 0 and the loss "
         "pushes outputs out of the margin — the non-convex S3VM loss appears only gradually."

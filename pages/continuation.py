@@ -80,9 +80,9 @@ ts, curves, slice_text = slice_curves(model, states, st.session_state[state.CONT
                                       float(st.session_state[state.CONT_SPAN]))
 chart(landscape_figure(ts, curves, model.gamma0_, model.gamma_end_))
 st.caption(
-    f"One curve per γ of the schedule, darkest = γ0, black = the unsmoothed objective (2) "
+    f"One curve per γ of the schedule, darkest = γ0, the thick one = the unsmoothed objective (2) "
     f"({slice_text}); each curve is shifted so its minimum is 0 and the star marks it. Look "
-    "for the single wide valley at γ0 turning into the bumpy black curve: the stars drift "
+    "for the single wide valley at γ0 turning into the bumpy thick curve: the stars drift "
     "from one curve to the next instead of jumping, which is how continuation avoids poor "
     "local minima (the paper's Figure 2, here on your data)."
 )
@@ -119,7 +119,7 @@ chart(objective_path_figure(steps, [s.objective for s in states],
                             [s.extras["objective_unsmoothed"] for s in states], stage_ends))
 st.caption(
     "Green: L_γ, the smoothed objective each stage minimizes (it jumps down when γ drops, as "
-    "the smoothing constant γ p / 2 of (6) shrinks). Dashed black: the original objective "
+    "the smoothing constant γ p / 2 of (6) shrinks). Dashed: the original objective "
     "(2) at the same weights. The two come close at γ_end, where every a_i of (8) is at most "
     "1.1 (§3.2), and the fitted model's objective is (2); the dashed curve need not decrease "
     "within a stage, because the solver is not minimizing it yet."

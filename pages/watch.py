@@ -202,8 +202,8 @@ with film_place:
                    "(its predicted class) can differ from the plane's beneath it.")
     elif data.view.is_line:
         st.caption("The data have one feature: the points lie on the line across the middle, "
-                   "the colours are f along it (the same across the strip) and the black line "
-                   "that crosses it is the boundary, a point of the line.")
+                   "the colours are f along it (the same across the strip) and the line that "
+                   "crosses it is the boundary, a point of the line.")
     if not presenting and n_classes > 2:
         st.caption(
             f"▶ Play runs the recorded path of the {n_classes} one-vs-rest problems in your "
@@ -216,8 +216,8 @@ with film_place:
         st.caption(
             "▶ Play runs the recorded path in your browser (the large title is the outer "
             f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
-            "frame on screen. Colours show f; black lines are f = 0 (the boundary) and the "
-            "margins f = ±1; unlabeled points take the colour of their predicted class. Where "
+            "frame on screen. Colours show f; the solid lines are f = 0 (the boundary) and "
+            "the margins f = ±1; unlabeled points take the colour of their predicted class. Where "
             "the film stops, its state's details follow below the parameters.")
 
 with details_place:
