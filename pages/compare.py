@@ -31,7 +31,8 @@ st.markdown(
     "the outcome. So every solver runs here on the *same* data with the *same* k random label "
     "draws, as in the DA paper's Table 2 (10 draws of 2 labeled points on 2MOONS and 2CIRCLES, "
     "counting the runs that classify the unlabeled points right), with its parameters as in "
-    "the paper, its generic defaults, or both side by side."
+    "the paper, its generic defaults, both side by side, or chosen on each draw by "
+    "cross-validation on its labels alone."
 )
 data, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
