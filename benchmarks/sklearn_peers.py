@@ -325,9 +325,12 @@ def main(argv=None) -> list[dict]:
                    help="digits used (default 300; 1797: all)")
     args = p.parse_args(argv)
     size = size_of(args)
+    # the workers import the task function from this module by name, not from __main__
+    from benchmarks.sklearn_peers import evaluate as task_function
+
     results = run_sweep(tasks(size, args.digits_n), output_folder(args, NAME),
                         n_jobs=args.n_jobs, scheduler=args.scheduler,
-                        progress=not args.no_progress, fresh=args.fresh, func=evaluate)
+                        progress=not args.no_progress, fresh=args.fresh, func=task_function)
     print(f"\n### Error on the unlabeled points, %, mean ± std over the draws ({size})\n")
     print(table(results))
     print(f"\n### Cells won and lost against the SVC on the labels ({size})\n")
