@@ -51,7 +51,6 @@ from s3vm_core.problem import check_label_kinds, unlabeled_mask
 from s3vm_core.reuse import reuse_setups
 
 __all__ = [
-    "DEFAULT_BASELINE_C",
     "GRID_AXES",
     "GRID_WIDTHS",
     "SETUP_PARAMETERS",
@@ -73,10 +72,6 @@ SETUP_PARAMETERS = frozenset({
     "n_neighbors", "p", "normalized", "graph_weights", "graph_sigma",
     "rho", "bridge", "n_landmarks", "max_components", "delta",
 })
-
-#: The baseline SVM's costs when the grid gives none: the LDS paper's grid of C (§3.2,
-#: "penalty C: 10^-1, 10^0, 10^1, 10^2").
-DEFAULT_BASELINE_C = (0.1, 1.0, 10.0, 100.0)
 
 #: The baseline's parameters taken from the semi-supervised estimator and its grid: the
 #: kernel, so that the two differ by the unlabeled points only.
@@ -241,6 +236,8 @@ class Comparison:
 
     Attributes
     ----------
+    estimator, baseline : str
+        The two models' names (``OneVsRestS3VM(LapSVM)``, ``SVMBaseline`` ...).
     estimator_error, baseline_error : float
         Cross-validation errors (fraction of the held-out labeled points misclassified) of the
         selected semi-supervised estimator and of the selected supervised baseline.
@@ -312,8 +309,8 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         None compares with nothing.
     baseline_grid : dict, list of dicts or None, default=None
         The baseline's grid. ``None``: the estimator's grid values of the kernel parameters
-        (kernel, sigma, degree, coef0) and of ``C``, or ``C`` in ``DEFAULT_BASELINE_C`` when
-        the grid has none.
+        (kernel, sigma, degree, coef0) and of ``C``, or when the grid has no ``C`` the
+        ``SVMBaseline`` axis of ``GRID_AXES`` (the default 1 / s^2, 0.1 and 100).
     held_out : {"unlabeled", "removed"}, default="unlabeled"
         Where a fold's held-out labeled points go in its training: unlabeled (the LDS paper) or
         nowhere (scikit-learn's splitters).
@@ -461,7 +458,7 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 if name.removeprefix(prefix) in (*_KERNEL_PARAMETERS, "C") and name.startswith(
                         prefix) and value not in values[name]:
                     values[name].append(value)
-        values.setdefault(prefix + "C", list(DEFAULT_BASELINE_C))
+        values.setdefault(prefix + "C", list(GRID_AXES["SVMBaseline"]["C"]))
         return dict(values)
 
     def _wrapped(self) -> bool:
