@@ -90,9 +90,10 @@ def test_the_table_chooses_as_the_library_on_the_same_folds(moons, capsys):
     assert search.best_index_ != 0 and search.best_params_ == {"gamma_I": 0.001, "sigma": 0.3}
     assert "chosen: LapSVM with gamma_I=0.001, sigma=0.3, CV error 16.7 % (1/6 mistakes)" in out
     baseline, best = search.comparison_, search.baseline_best_params_
-    assert (f"baseline: SVMBaseline on the labels alone, best of its 8 grid points by the same "
-            f"folds: C={best['C']:g}, sigma={best['sigma']:g}, CV error "
-            f"{100 * baseline.baseline_error:.1f} %") in out
+    n_baseline = len(search.baseline_cv_results_["params"])  # its C axis times the two widths
+    assert (f"baseline: SVMBaseline on the labels alone, best of its {n_baseline} grid points by "
+            f"the same folds: C={'None' if best['C'] is None else format(best['C'], 'g')}, "
+            f"sigma={best['sigma']:g}, CV error {100 * baseline.baseline_error:.1f} %") in out
     # the unlabeled points helped here: the last line says so (and no warning does)
     assert baseline.helped and out.splitlines()[-1] == baseline.message
     assert "did not help" not in err and "Saved the chosen model in chosen.npz" in err
