@@ -250,7 +250,10 @@ def test_an_added_point_keeps_its_class_and_its_label_once():
     assert shown(at.markdown[0].value) == "202 [1, 0] [-1, 0]"
 
 
-@pytest.mark.parametrize("solver", [name for name in SOLVERS if name != "SVMBaseline"])
+#: The exact search runs its whole time limit at the default 200 points (the page says so
+#: before it starts); its film is played on 40 (tests/app/test_local_minima.py).
+@pytest.mark.parametrize("solver", [name for name in SOLVERS
+                                    if name not in ("SVMBaseline", "BranchAndBoundS3VM")])
 def test_every_solver_plays_on_the_default_data(app, solver):
     at = open_watch(app.run(), solver)
     assert not at.exception and not at.error, [shown(e.value) for e in at.error]
