@@ -333,10 +333,12 @@ class _Task:
 
 class DaskCluster:
     """Work on the workers of the Dask cluster whose scheduler is at ``address``; the cluster
-    schedules it (no line of its own here)."""
+    schedules it (no line of its own here). A scheduler that has not answered within
+    ``connect_seconds`` is said on the job."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, connect_seconds: float = 10.0):
         self.address = address
+        self.connect_seconds = connect_seconds
         self._client = None
         self._connecting = threading.Lock()
 
@@ -351,7 +353,8 @@ class DaskCluster:
                                      f"pip install \".[dask]\"), or unset {SCHEDULER_VARIABLE}."
                                      ) from error
                 try:
-                    self._client = Client(self.address, timeout=10, set_as_default=False)
+                    self._client = Client(self.address, timeout=self.connect_seconds,
+                                          set_as_default=False)
                 except OSError as error:
                     raise ValueError(f"The Dask scheduler at {self.address} did not answer "
                                      f"({error}); check {SCHEDULER_VARIABLE}.") from error

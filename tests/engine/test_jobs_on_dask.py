@@ -72,6 +72,7 @@ def test_work_that_does_not_listen_is_given_up_after_its_grace(cluster, monkeypa
 
 
 def test_a_cluster_that_does_not_answer_is_said_on_the_job():
-    job = Recorder(sleeper, (1, True), backend=jobs.DaskCluster("tcp://127.0.0.1:9"))
+    nobody = jobs.DaskCluster("tcp://127.0.0.1:9", connect_seconds=2)
+    job = Recorder(sleeper, (1, True), backend=nobody)
     follow(job, timeout=30)
     assert job.status == jobs.CRASHED and "did not answer" in job.error
