@@ -593,14 +593,18 @@ def _fit_group(estimator, points, X, y, folds, held_out):
 def _warn_collected(records, name: str, n_fits: int) -> None:
     """One warning per kind for the warnings of the cross-validation fits, and one for the
     fits that failed (the refit's own warnings are raised as they come)."""
-    seen = defaultdict(list)
+    first_said, fits_warned = {}, defaultdict(int)
     for record in records:
+        # a fit may warn more than once (one-vs-rest: once a problem); count the fits
+        for category in dict.fromkeys(category for category, _ in record["warnings"]):
+            fits_warned[category] += 1
         for category, message in record["warnings"]:
-            seen[category].append(message)
-    for category, messages in seen.items():
+            first_said.setdefault(category, message)
+    for category, count in fits_warned.items():
         warnings.warn(
-            f"{len(messages)} of the {n_fits} cross-validation fits of {name} warned "
-            f"({category.__name__}); the first said: {messages[0]}", category, stacklevel=4)
+            f"{count} of the {n_fits} cross-validation fits of {name} warned "
+            f"({category.__name__}); the first said: {first_said[category]}", category,
+            stacklevel=4)
     failed = [r for r in records if r["error"] is not None]
     if len(failed) == len(records):
         raise ValueError(

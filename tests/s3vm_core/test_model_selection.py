@@ -388,3 +388,21 @@ def test_default_grids_start_at_the_defaults_and_search_them():
         warnings.simplefilter("ignore", UnlabeledDidNotHelpWarning)
         search = S3VMGridSearchCV(LapSVM(), default_grid(LapSVM(), X), cv=4).fit(X, labels)
     assert len(search.cv_results_["params"]) == 9
+
+
+def test_the_folds_warnings_count_fits_not_one_vs_rest_problems():
+    """A one-vs-rest fit warns once a problem; the summary counts the fits that warned."""
+    from sklearn.datasets import make_blobs
+
+    from s3vm_core import DegenerateFitWarning
+
+    X, y = make_blobs(90, centers=3, random_state=0)
+    labels = pick_labeled(y, 3, random_state=0)
+    search = S3VMGridSearchCV(OneVsRestS3VM(GradientTSVM(tol=10)), {"estimator__C": [1.0]},
+                              cv=3, baseline=None, refit=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, labels)
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, DegenerateFitWarning)]
+    assert said.startswith("3 of the 3 cross-validation fits of OneVsRestS3VM(GradientTSVM) "
+                           "warned"), said
