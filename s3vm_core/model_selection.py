@@ -83,7 +83,8 @@ GRID_WIDTHS = (1.0, 0.5, 2.0)
 #: ``default_grid``'s other axes per solver, each with the solver's default first: the costs
 #: (None is the LDS paper's C = 1 / s^2, of order 1 on standardized data, then two decades
 #: either side, within the LDS paper's grid 0.1 ... 100), cS3VM's C (its paper's 100 first),
-#: QN-S3VM's and DA's lam (the DA paper's grid 1e-4 ... 1e-1, §4), LapSVM's gamma_I (the
+#: QN-S3VM's lam (in its paper's grid 2^-10 ... 2^10, §4.1.3, up to the 1 of its timings),
+#: DA's lam (the DA paper's grid 1e-4 ... 1e-1, §4), LapSVM's gamma_I (the
 #: LapSVM paper's grid 1e-6 ... 100, §6.3, and its default 1), and rho for LDS and the graph
 #: kernel (the LDS paper's grid 0, 1, ..., 16, inf, §3.2).
 GRID_AXES = {
@@ -91,7 +92,7 @@ GRID_AXES = {
     "GradientTSVM": {"C": (None, 0.1, 100.0)},
     "LabelSwitchingTSVM": {"C": (None, 0.1, 100.0)},
     "ContinuationS3VM": {"C": (100.0, 1.0, 10.0)},
-    "QNS3VM": {"lam": (1.0, 1e-3, 1e-1)},
+    "QNS3VM": {"lam": (1e-3, 1e-1, 1.0)},
     "DeterministicAnnealingS3VM": {"lam": (1e-3, 1e-4, 1e-2)},
     "LapSVM": {"gamma_I": (1.0, 0.01, 10.0)},
     "LapRLSC": {"gamma_I": (1.0, 0.01, 10.0)},
