@@ -180,7 +180,7 @@ SOLVERS: dict[str, Solver] = {
         Solver("QNS3VM", "QN-S3VM (quasi-Newton)", QNS3VM,
                "Gieseke, Airola, Pahikkala & Kramer, Sparse Quasi-Newton Optimization for "
                "Semi-Supervised SVMs, ICPRAM 2012", "α", (
-                   Param("lam", "λ", 1.0, "Weight of the RKHS norm (QN-S3VM eq. (5)).",
+                   Param("lam", "λ", 1e-3, "Weight of the RKHS norm (QN-S3VM eq. (5)).",
                          low=1e-8, high=1e4),
                    Param("lam_u", "λ'", 1.0, "Final weight of the unlabeled loss, reached "
                          "through α λ' (Algorithm 1); the library refuses 0.", low=1e-8,

@@ -24,7 +24,7 @@ def test_the_papers_parameters_are_explained_with_their_ranges(fit_help):
     for line in [
         "gamma_A = 1e-06; float in [1e-10, 1e10]: Weight of the ambient (RKHS) norm alpha^T K "
         "alpha in (7).",
-        "lam = 1.0; float in [1e-08, 10000]: lambda of eq. (5), weight of the RKHS norm.",
+        "lam = 0.001; float in [1e-08, 10000]: lambda of eq. (5), weight of the RKHS norm.",
         "R = 1.5; float in (1, inf): Annealing rate, T <- T / R (Table 1).",
         "n_gamma = 11; int in [2, 100]: Number of smoothing values:",
         "loss = 'hinge'; {hinge, squared, squared_hinge}: V of §3.1:",
