@@ -332,7 +332,10 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     r : float in (0, 1) or None, default=None
         Fraction of unlabeled points of the positive class ``classes_[1]`` in constraint (5);
         ``None`` estimates it from the labeled points ("It may also be estimated from the
-        labeled examples", §3).
+        labeled examples", §3), right when they were drawn at random from the data; labels
+        picked as "k of each class" make it 1/2 whatever the data's ratio (see
+        ``estimate_positive_fraction`` and docs/deviations.md, "Defaults against an SVM on
+        scikit-learn's data").
     T0 : float in (0, 1e6], default=10
         Initial temperature (Table 1). Above 1e6 the entropy term swamps every loss the
         bounded costs allow, so only more stages of ``p = r`` would follow.
