@@ -69,9 +69,10 @@ def serve_app():
             process.kill()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server():
-    """The app, one server per test module."""
+    """The app, one server for every test (each in its own browser session, as a class of
+    students shares one server); a test that needs a server of its own asks ``fresh_server``."""
     with serve_app() as url:
         yield url
 
