@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from s3vm_core.kernels import default_sigma
 from s3vm_core.problem import Problem, largest_value
 
 
@@ -123,7 +124,7 @@ def diagnose_fit(estimator, final, problem: Problem) -> None:
         _check_balance(estimator, name, positive, problem)
         return
     warnings.warn(
-        f"{name} ended with {what}. {_causes(estimator)}{_data_causes(problem)}"
+        f"{name} ended with {what}. {_causes(estimator, problem)}{_data_causes(problem)}"
         f"{_balance_cause(estimator, problem)}",
         DegenerateFitWarning, stacklevel=_user_level(),
     )
@@ -148,10 +149,11 @@ def _class_text(estimator, positive) -> str:
     return f"{positive_class} for {count} of them, {negative} for the others"
 
 
-def _causes(estimator) -> str:
+def _causes(estimator, problem: Problem) -> str:
     """The sentence naming the settings that make this solver degenerate: those moved away
     from their defaults first (with the defaults), then the others. A value one-vs-rest chose
-    (the k-class width) counts as a default."""
+    (the k-class width) counts as a default, and so does a width no wider than the default's
+    (a narrow kernel is not flat: it is not what made the fit constant)."""
     causes = getattr(estimator, "_degenerate_causes", {})
     if not causes:
         return ""
@@ -164,8 +166,10 @@ def _causes(estimator) -> str:
         if parameter == "sigma" and params.get("kernel", "rbf") != "rbf":
             continue  # the Gaussian width acts on the Gaussian kernel only
         value, default = params.get(parameter), signature[parameter].default
-        if repr(value) != repr(default) and not (parameter in given
-                                                 and repr(value) == repr(given[parameter])):
+        if parameter == "sigma" and value is not None and value <= default_sigma(problem.X):
+            others.append(f"{parameter} ({why})")
+        elif repr(value) != repr(default) and not (parameter in given
+                                                   and repr(value) == repr(given[parameter])):
             changed.append(f"{parameter}={_value_text(value)} (the default is "
                            f"{_value_text(default)}): {why}")
         else:

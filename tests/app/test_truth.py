@@ -34,6 +34,21 @@ def test_a_solver_that_reaches_its_limit_says_so_under_the_film(app):
     assert any("temperature" in text.lower() for text in said), said
 
 
+def test_a_fit_that_ends_constant_names_the_setting_under_the_film(app):
+    """DA with λ = 1e4 (the largest the form allows) returns a constant f: the
+    DegenerateFitWarning that names lam stands under the film (issue 33, item 5)."""
+    at = app.run()
+    at.session_state[state.N_SAMPLES] = 80
+    at.session_state[state.SOLVER] = "DeterministicAnnealingS3VM"
+    at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "lam")] = 1e4
+    at.switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    said = warnings_under_the_film(at)
+    assert any("ended with" in text and "lam=10000" in text for text in said), said
+    # the preset's width (0.25, narrower than the default) is not named as a likely cause
+    assert not any("sigma=0.25" in text for text in said), said
+
+
 def test_data_of_many_features_is_filmed_on_the_plane_of_its_principal_components(app):
     at = app.run()
     at.sidebar.selectbox(key=state.DATASET).set_value("digits_3_8").run()

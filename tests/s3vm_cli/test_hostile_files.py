@@ -186,3 +186,43 @@ def test_true_labels_without_trace_give_the_error_in_the_summary(tmp_path, monke
     predicted = SVMBaseline().fit(X, LABELS).predict(X)
     error = np.mean(predicted[LABELS == -1] != Y[LABELS == -1])
     assert f"unlabeled error {100 * error:.2f} % on the unlabeled points" in err[0]
+
+
+def test_a_pipe_on_stdin_is_read_no_further_than_the_limit(tmp_path, monkeypatch, capsys):
+    """``s3vm fit -`` with an endless writer on stdin stops at the byte limit (item 12)."""
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 4096)
+    read_end, write_end = os.pipe()
+    saved_stdin = os.dup(0)
+
+    def endless_writer():
+        try:
+            while True:
+                os.write(write_end, b"1.0,2.0,1\n" * 100)
+        except OSError:  # the reader closed the pipe: the test is over
+            pass
+        finally:
+            os.close(write_end)
+
+    writer = threading.Thread(target=endless_writer, daemon=True)
+    writer.start()
+    os.dup2(read_end, 0)
+    try:
+        code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "-", "-s", "svm")
+    finally:
+        os.dup2(saved_stdin, 0)
+        os.close(saved_stdin)
+        os.close(read_end)
+    writer.join(timeout=10)
+    assert one_line(err, code, 2, ["holds more than", "reading stopped"])
+
+
+def test_a_fit_that_ends_on_one_class_says_the_setting_and_exits_0(tmp_path, monkeypatch,
+                                                                    capsys):
+    """A degenerate fit is said on stderr with the setting to change, and its output is
+    still written (item 5)."""
+    (tmp_path / "moons.csv").write_text(moons_csv())
+    code, out, err = run(monkeypatch, capsys, tmp_path, "fit", "moons.csv", "-s", "tsvm",
+                         "-p", "tol=10")
+    assert code == 0
+    said = [line for line in err if line.startswith("s3vm: warning:")]
+    assert said and "tol" in said[0], err
