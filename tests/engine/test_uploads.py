@@ -40,3 +40,11 @@ def test_a_bad_file_gets_a_sentence_naming_what_is_wrong(name, data, sentence):
 
 def test_the_limits_are_said_in_the_uploaders_help():
     assert "20 MB, 2,000 points, 1,000 features and 8 classes" in uploads.FORMATS_HELP
+
+
+def test_a_semicolon_file_is_read_as_its_columns_not_as_one_column_of_classes():
+    """The Data page said "61 classes… merge some" of a ';' file read as one column: its
+    separator is found, and it has its features and two classes (issue 33, item 10)."""
+    rows = [f"{i / 10:.1f};{(i % 7) / 10:.1f};{'a' if i < 30 else 'b'}" for i in range(61)]
+    upload = read_upload("semi.csv", ("x1;x2;label\n" + "\n".join(rows) + "\n").encode())
+    assert upload.X.shape == (61, 2) and upload.classes == ("a", "b")
