@@ -49,6 +49,14 @@ EXTRA_WORDS = {
                       "since the last check (LapSVM paper, Algorithm 2)"),
     "step_size": ("step size", "the line search's step"),
     "line_search_steps": ("line-search steps", "the line search's trials"),
+    "n_swaps": ("labels swapped", "pairs of unlabeled points of opposite labels whose labels "
+                "the last step exchanged (Joachims 1999)"),
+    "lower_bound": ("lower bound", "no labeling of the unlabeled points reaches an objective "
+                    "below it: the gap to it is what the search has left to prove"),
+    "n_nodes": ("nodes searched", "labelings of part of the unlabeled points whose convex "
+                "problem the search has solved"),
+    "n_open": ("nodes open", "partial labelings still to search: their bound is below the "
+               "best objective found"),
     "done": ("done", "the parts of the setup finished"),
     "total": ("of", "the parts of the setup"),
 }
