@@ -9,7 +9,7 @@ lessons computed at the first size are shown again (from the session) at the nex
 import time
 
 import pytest
-from browser_helpers import SCREENSHOTS, screenshot, wait_until_idle
+from browser_helpers import PLAYER, SCREENSHOTS, screenshot, wait_until_idle
 
 from ui.navigation import PAGES
 
@@ -17,6 +17,9 @@ pytestmark = pytest.mark.e2e
 
 SIZES = [(1024, 768), (1400, 900), (1920, 1080)]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+#: The first picture of a page that must show on its first screen at every size (issue 34,
+#: items 1 and 8): the player's frame on the Watch page, the chart to label on the Data page.
+PICTURE = {"watch": PLAYER}
 #: Plotly charts on a page once it has finished running: the teaching pages' lessons (the last
 #: of Continuation and Annealing: over 10 label draws) and the comparison's three.
 CHARTS = {"continuation": 4, "annealing": 5, "early_stopping": 2, "compare": 3, "about": 0}
@@ -84,6 +87,11 @@ def test_every_page_at_three_screen_sizes(server, page):
                                                       .inner_text())
             assert page.url.endswith(f"/{file}") or file == PAGES[0][0]
             charts = page.locator(".js-plotly-plot")
+            if file in ("data", "watch"):  # the chart to label, the film: on the first screen
+                first = page.locator(PICTURE.get(file, ".js-plotly-plot")).first
+                assert first.bounding_box()["y"] < height - 200, (name, first.bounding_box())
+            if file != "data":  # plotly's toolbar (the Data page's selection tools) covers
+                assert page.locator(".modebar").count() == 0, name  # titles under the pointer
             if file in CHARTS:
                 assert charts.count() == CHARTS[file], name
             for chart in range(charts.count()):

@@ -90,6 +90,19 @@ def test_boundary_small_multiples_draw_one_boundary_per_panel(continuation):
     assert fig.layout.height < 2 * 260 + 40
 
 
+def test_eight_small_multiples_keep_each_panel_readable_at_1024_px(continuation):
+    """The Continuation page's eight γ panels were 130 px wide at 1024 px (issue 34, item 4):
+    two a row, each at least 300 px of the about 700 px main area the sidebar leaves."""
+    _, states, _, _, X, labels = continuation
+    panels = [(f"panel {k}", None, states[-1].train_decision) for k in range(8)]
+    fig = boundary_multiples_figure(panels, X, labels)
+    layout = fig.layout
+    axes = ["" if k == 1 else str(k) for k in range(1, 9)]
+    widths = [layout[f"xaxis{a}"].domain[1] - layout[f"xaxis{a}"].domain[0] for a in axes]
+    assert min(widths) * 700 >= 300
+    assert len({round(layout[f"yaxis{a}"].domain[1], 6) for a in axes}) == 4  # rows of two
+
+
 def test_effective_loss_panels_share_one_axis_title():
     # three titles "f(x') of an unlabeled point" ran into each other at 1024 px
     fig = effective_loss_figure([10.0, 0.0])
