@@ -331,3 +331,24 @@ def test_every_colour_of_the_film_is_one_a_dark_page_can_show():
         used |= set(args["point_colors"])
     assert used - set(DARK_COLORS) <= both, used - set(DARK_COLORS)
     assert set(DARK_COLORS) <= used, set(DARK_COLORS) - used
+
+
+def test_what_a_film_saves_names_its_solver_paper_data_and_labels():
+    """The PNG's title, the GIF and the offline page's names (issue 34, item 7): the solver,
+    its paper, the data set with n and the labels, and a file name that reads the same."""
+    from engine.data import Generated, read_upload
+    from engine.film import film_context
+    from engine.protocol import RunRequest
+
+    labels = np.full(200, -1)
+    labels[[3, 150]] = [0, 1]
+    request = RunRequest(Generated("two_moons", 200, 0.1, 0), tuple(labels), "ContinuationS3VM",
+                         ())
+    context = film_context(request, labels)
+    assert context["solver"].startswith("cS3VM") and "Chapelle" in context["paper"]
+    assert context["data"] == "Two moons, n = 200, 2 labeled"
+    assert context["name"] == "cs3vm-two-moons-n200-2-labeled"
+    upload = read_upload("my data.csv", b"x,y,label\n0,0,a\n1,1,b\n2,2,\n")
+    context = film_context(RunRequest(upload, (0, 1, -1), "SVMBaseline", ()), np.array([0, 1, -1]))
+    assert context["data"] == "your file my data.csv, n = 3, 2 labeled"
+    assert context["name"].startswith("supervised-svm-your-file-my-data-csv-n3")
