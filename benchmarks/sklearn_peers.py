@@ -232,13 +232,15 @@ def tasks(size: str, digits_n: int | None = None) -> list[dict]:
     methods = {"tiny": ("∇TSVM", "SVC on the labels", "LabelSpreading (knn)")}.get(size, METHODS)
     n = digits_n or 300
     out = []
+    # draw by draw, every method of a draw together: a run stopped half-way leaves whole draws
+    # (the tables compare methods on the same draws)
     for name in data:
         binary = len(np.unique(load(name, n)[1])) == 2
-        for method in methods:
-            if method == DA_ESTIMATED_R and not binary:
-                continue
-            for l in per_class:
-                for draw in range(draws):
+        for l in per_class:
+            for draw in range(draws):
+                for method in methods:
+                    if method == DA_ESTIMATED_R and not binary:
+                        continue
                     for mode in ("default", "cv"):
                         task = {"experiment": NAME, "dataset": name, "digits_n": n,
                                 "per_class": l, "draw": draw, "method": method,
