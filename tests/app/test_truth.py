@@ -20,16 +20,21 @@ def warnings_under_the_film(at) -> list[str]:
     return [shown(w.value) for w in at.warning]
 
 
-def test_a_solver_that_reaches_its_limit_says_so_under_the_film(app):
-    """DA at R = 1.01 stops at its 60-temperature limit (max_stages): the ConvergenceWarning
-    that used to stay in the server's terminal is on the page, once."""
+def da_warnings_under_the_film(app, parameter: str, value: float) -> list[str]:
+    """The warnings under the film of DA on 80 points of the moons with ``parameter`` set."""
     at = app.run()
     at.session_state[state.N_SAMPLES] = 80
     at.session_state[state.SOLVER] = "DeterministicAnnealingS3VM"
-    at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "R")] = 1.01
+    at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", parameter)] = value
     at.switch_page("pages/watch.py").run()
     assert not at.exception and not at.error
-    said = warnings_under_the_film(at)
+    return warnings_under_the_film(at)
+
+
+def test_a_solver_that_reaches_its_limit_says_so_under_the_film(app):
+    """DA at R = 1.01 stops at its 60-temperature limit (max_stages): the ConvergenceWarning
+    that used to stay in the server's terminal is on the page, once."""
+    said = da_warnings_under_the_film(app, "R", 1.01)
     assert len(said) == len(set(said)) >= 1
     assert any("temperature" in text.lower() for text in said), said
 
@@ -37,13 +42,7 @@ def test_a_solver_that_reaches_its_limit_says_so_under_the_film(app):
 def test_a_fit_that_ends_constant_names_the_setting_under_the_film(app):
     """DA with λ = 1e4 (the largest the form allows) returns a constant f: the
     DegenerateFitWarning that names lam stands under the film (issue 33, item 5)."""
-    at = app.run()
-    at.session_state[state.N_SAMPLES] = 80
-    at.session_state[state.SOLVER] = "DeterministicAnnealingS3VM"
-    at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "lam")] = 1e4
-    at.switch_page("pages/watch.py").run()
-    assert not at.exception and not at.error
-    said = warnings_under_the_film(at)
+    said = da_warnings_under_the_film(app, "lam", 1e4)
     assert any("ended with" in text and "lam=10000" in text for text in said), said
     # the preset's width (0.25, narrower than the default) is not named as a likely cause
     assert not any("sigma=0.25" in text for text in said), said
