@@ -36,7 +36,7 @@ Protocol, modelled on the papers:
   instead). ``s3vm_core.S3VMGridSearchCV``: the held-out labels stay in training as
   unlabeled points, a class with a single label keeps it in every training fold, the
   selected point is refitted on the split's 50 labels. On 3 draws, as DA (l2): LDS's row fits
-  46 one-vs-rest models a draw (about 20 minutes of one core), ∇TSVM's 16 (15 minutes).
+  46 one-vs-rest models a draw (25 to 48 minutes of one core), ∇TSVM's 16 (10 minutes).
 
 Which protocol each row uses: the fixed rows fix their parameters in advance; the CV rows
 choose them from the labels of each split; no row chooses on the test labels. The papers'
