@@ -5,7 +5,6 @@ import pytest
 from page_helpers import film, shown, type_number
 
 from engine import jobs
-from engine.params import MIN_BUDGET
 from ui import runs, state
 
 WATCH = "pages/watch.py"
@@ -19,6 +18,11 @@ def fresh_runs():
     runs._shelf.clear()
 
 
+#: A Watch budget that the run's first states fit in even when the machine is busy (its process
+#: starts, builds a 2,000-point kernel and takes its first step), far from DA's answer.
+BUDGET = 15
+
+
 def test_a_watch_run_that_reaches_its_budget_plays_the_path_so_far(app):
     at = app.run()
     at.session_state[state.N_SAMPLES] = 2000
@@ -27,11 +31,11 @@ def test_a_watch_run_that_reaches_its_budget_plays_the_path_so_far(app):
     at.session_state[state.solver_param_key("DeterministicAnnealingS3VM", "loss")] = (
         "squared_hinge")
     labels = list(at.run().session_state[state.LABELS])
-    at.session_state[state.RUN_BUDGET] = MIN_BUDGET
+    at.session_state[state.RUN_BUDGET] = BUDGET
     at.switch_page(WATCH).run()
-    assert not at.exception and not at.error
+    assert not at.exception and not at.error, [e.value for e in at.error]
     (notice,) = at.warning
-    assert f"It reached its time budget of {MIN_BUDGET} s" in notice.value
+    assert f"It reached its time budget of {BUDGET} s" in notice.value
     assert "the path so far" in notice.value
     shown = film(at)
     assert len(shown["states"]) >= 1 and shown["frame"] == len(shown["states"]) - 1
