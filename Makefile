@@ -32,7 +32,7 @@ lint: install
 
 # Every test, in four processes at once on 2 cores: the browser tests mostly wait for the app
 # and the browser, so they run in two halves of about equal length beside the app's pages
-# (AppTest) and the rest; the other three reports follow the rest's. About 5 minutes.
+# (AppTest) and the rest; the other three reports follow the rest's. About 6 minutes.
 E2E_FIRST := tests/e2e/test_every_page_at_three_sizes.py tests/e2e/test_projector.py \
 	tests/e2e/test_player_in_class.py tests/e2e/test_labeling.py tests/e2e/test_deep_link.py \
 	tests/e2e/test_upload_and_classes.py
