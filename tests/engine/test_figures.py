@@ -82,3 +82,31 @@ def test_empty_space_is_the_grid_away_from_the_points():
     nearest = np.min(np.linalg.norm((places[:, None] - X[None]) / steps, axis=2), axis=1)
     assert nearest.min() > 1.0  # a click on or next to a point selects the point
     assert 0.5 * 3600 < len(places) < 3600  # most of the view stays open for new points
+
+
+def _contrast(color: str, background: str = "#0E1117") -> float:
+    """WCAG contrast ratio of two ``#RRGGBB`` colours (the background: Streamlit's dark)."""
+    def luminance(hex_color):
+        channels = [int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted([luminance(color), luminance(background)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_every_solver_and_class_colour_stands_out_on_a_dark_page():
+    """The Compare and Local minima pages' solver colours and the classes beyond two, after
+    ``for_dark_page``: at least 3:1 against the dark theme's background (Tol's indigo was
+    1.4:1, black 1:1)."""
+    import plotly.graph_objects as go
+
+    from engine.figures.compare import SOLVER_PALETTE
+    from engine.figures.palette import MORE_CLASS_COLORS
+    from engine.figures.theme import for_dark_page
+
+    colors = [*SOLVER_PALETTE, *MORE_CLASS_COLORS]
+    figure = go.Figure([go.Bar(x=[0], y=[1], marker={"color": c}) for c in colors])
+    shown = [trace.marker.color for trace in for_dark_page(figure).data]
+    low = {before: after for before, after in zip(colors, shown, strict=True)
+           if _contrast(after) < 3}
+    assert not low, low
