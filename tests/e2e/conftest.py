@@ -69,10 +69,10 @@ def serve_app():
             process.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server():
-    """The app, one server for every test (each in its own browser session, as a class of
-    students shares one server); a test that needs a server of its own asks ``fresh_server``."""
+    """The app, one server per test module: the runs a module leaves (a busy class's, a stopped
+    one's) do not queue before the next module's."""
     with serve_app() as url:
         yield url
 
