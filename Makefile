@@ -3,20 +3,29 @@
 VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# what is installed: the app (make run), or the app with the tests' tools (make test)
+APP    := $(VENV)/.installed-app
+TESTS  := $(VENV)/.installed-test
 
 .PHONY: run test test-fast lint install browser bench-quick clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --quiet --upgrade pip
-	$(PY) -m pip install --quiet --quiet -e ".[test]"
-	touch $(STAMP)
 
-install: $(STAMP)
+# `pip install .` alone is the library and the command line; the app is the extra `app`
+$(APP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --quiet -e ".[app]"
+	touch $(APP)
+
+$(TESTS): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --quiet -e ".[test]"
+	touch $(TESTS) $(APP)
+
+install: $(TESTS)
 
 # (the address Streamlit prints: without it, it asks the network for this machine's address)
-run: install
+run: $(APP)
 	$(PY) -m streamlit run app.py --browser.serverAddress localhost
 
 # Debian's Chromium for the browser tests; skipped (and the e2e tests with it) where it cannot
@@ -27,13 +36,13 @@ browser:
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	  else echo "chromium is not installed and cannot be installed here: browser tests will skip"; fi; }
 
-lint: install
+lint: $(TESTS)
 	$(VENV)/bin/ruff check .
 
 # Every test, in two processes at once: the browser tests mostly wait for the app and the
 # browser, so they run beside the others (their report follows the others'); about 8 minutes
 # on 2 cores. (In more processes the browser tests' timed runs starve and fail at random.)
-test: install browser lint
+test: $(TESTS) browser lint
 	@$(PY) -m pytest -m e2e -p no:cacheprovider > .e2e-tests.log 2>&1 & e2e=$$!; \
 	$(PY) -m pytest -m "not e2e"; others=$$?; \
 	wait $$e2e; browser=$$?; echo "== the browser tests (tests/e2e)"; cat .e2e-tests.log; \
@@ -42,13 +51,13 @@ test: install browser lint
 # The unit tier: no statistical reproduction, no app session, no browser (markers in
 # pyproject.toml); the library's tests and the others in two processes at once, one a core.
 UNIT := not slow and not app and not e2e
-test-fast: install lint
+test-fast: $(TESTS) lint
 	@$(PY) -m pytest -m "$(UNIT)" -p no:cacheprovider tests/s3vm_core > .unit-tests.log 2>&1 & \
 	library=$$!; $(PY) -m pytest -m "$(UNIT)" --ignore=tests/s3vm_core; others=$$?; \
 	wait $$library; core=$$?; echo "== the library's tests (tests/s3vm_core)"; \
 	cat .unit-tests.log; rm -f .unit-tests.log; exit $$((others || core))
 
-bench-quick: install
+bench-quick: $(APP)
 	$(PY) -m benchmarks.quick
 
 clean:

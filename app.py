@@ -9,6 +9,6 @@ on its own because Streamlit's AppTest reruns only the page script after the fir
 # the parent's main module under another name and must neither start the app again nor import
 # Streamlit (the router's module does).
 if __name__ == "__main__":
-    from ui.navigation import route
+    from s3vm_explorer.ui.navigation import route
 
     route()

@@ -9,11 +9,11 @@ data set has one, as the Watch page opens; ``--preset default``: the generic def
 the median pairwise distance, the default width; the graph kernel, whose form offers the median
 or ∞, gets ∞, and a solver without σ (LDS) is left out), on the app's default data (two moons,
 noise 0.1, seed 0, one label per class, as ``ui.state.labels`` picks them), it times what the
-Watch page's child process does between Run and the film: ``engine.film.film_work`` — data, the
-solver's whole trace, the display grid's features, the previews, the frames' decisions and the
-film — in a process of its own (one BLAS thread, as the app's children compete for two cores),
-ended at ``--budget`` seconds. The browser's share (drawing the film, 0.05–0.2 s at n = 300 in
-``benchmarks.app_speed``) is not included.
+Watch page's child process does between Run and the film: ``engine.run.process.trace_work`` —
+data, the solver's whole trace, the display grid's features, the previews, the frames' decisions
+and the film — in a process of its own (one BLAS thread, as the app's children compete for two
+cores), ended at ``--budget`` seconds. The browser's share (drawing the film, 0.05–0.2 s at n =
+300 in ``benchmarks.app_speed``) is not included.
 
 Reported per solver: the median seconds over ``--repeats`` (interleaved: every solver once,
 then again), the median CPU seconds of the child (all its threads: on a machine shared with
@@ -41,7 +41,7 @@ SIGMA = "sigma"
 
 
 def has_sigma(solver: str) -> bool:
-    from engine.registry import SOLVERS
+    from s3vm_explorer.engine.registry import SOLVERS
 
     return any(p.name == "sigma" for p in SOLVERS[solver].params)
 
@@ -49,8 +49,8 @@ def has_sigma(solver: str) -> bool:
 def changed_sigma(solver: str, X) -> float:
     """Half the median pairwise distance (``kernels.default_sigma``, the default width); ∞
     where the form offers only the median and ∞ (the graph kernel)."""
-    from engine.registry import SOLVERS
     from s3vm_core.kernels import default_sigma
+    from s3vm_explorer.engine.registry import SOLVERS
 
     spec = next(p for p in SOLVERS[solver].params if p.name == "sigma")
     return math.inf if spec.options else 0.5 * default_sigma(X)
@@ -73,12 +73,12 @@ class _Channel:
 def _one_run(data, solver, preset, queue):
     from threadpoolctl import threadpool_limits
 
-    from engine.data import Generated
-    from engine.film import film_work
-    from engine.presets import preset_params
-    from engine.protocol import RunRequest, StateReached
-    from engine.registry import SOLVERS, run_form
     from s3vm_core.metrics import unlabeled_error
+    from s3vm_explorer.engine.data import Generated
+    from s3vm_explorer.engine.presets import preset_params
+    from s3vm_explorer.engine.protocol import RunRequest, StateReached
+    from s3vm_explorer.engine.registry import SOLVERS, run_form
+    from s3vm_explorer.engine.run.process import trace_work
     from toy_data import pick_labeled
 
     source = Generated(*data)
@@ -95,7 +95,7 @@ def _one_run(data, solver, preset, queue):
                          tuple(sorted(run_params.items())))
     with threadpool_limits(1):
         start, cpu = time.perf_counter(), time.process_time()
-        film_work(channel, request)
+        trace_work(channel, request)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     states = [m.state for m in channel.messages if isinstance(m, StateReached)]
     error = unlabeled_error(states[-1].train_decision, labels, built.y_true)
@@ -118,7 +118,7 @@ def measure(data, solver, preset: str, budget: float):
 
 
 def main(argv=None):
-    from engine.registry import SOLVERS
+    from s3vm_explorer.engine.registry import SOLVERS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=MOONS[1])

@@ -132,7 +132,7 @@ def add_latency(page, base: str) -> tuple[float, int]:
 
 RUNNING = """() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]
     .some(a => a.textContent.startsWith('running'))"""
-PLAYER = 'iframe[title="ui.player.film_player"]'
+PLAYER = 'iframe[title="s3vm_explorer.ui.player.film_player"]'
 
 
 def player(page):
@@ -198,9 +198,9 @@ def play_fps(page) -> tuple[float, int, float]:
 def payload_mb(solver: str) -> float:
     """Size of the player's arguments as the Watch page sends them (the supervised SVM's
     boundary and error included): JSON and bytes."""
-    from engine.data import Generated
-    from engine.protocol import RunRequest
-    from ui.runs import dataset, run_solver
+    from s3vm_explorer.engine.data import Generated
+    from s3vm_explorer.engine.protocol import RunRequest
+    from s3vm_explorer.ui.runs import dataset, run_solver
 
     source = Generated(*MOONS_300)
     y = dataset(source).y_true
@@ -222,7 +222,7 @@ def main(argv=None) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from engine.registry import SOLVERS
+    from s3vm_explorer.engine.registry import SOLVERS
 
     with socket.socket() as free:  # a free port: other servers may be running here
         free.bind(("127.0.0.1", 0))

@@ -48,8 +48,8 @@ from benchmarks.sweep import (
     run_from_args,
 )
 from benchmarks.sweep import size as size_of
-from engine.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
-from engine.registry import run_form
+from s3vm_explorer.engine.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
+from s3vm_explorer.engine.registry import run_form
 from toy_data import DATASETS
 
 NAME = "presets"
@@ -222,7 +222,7 @@ def table(results: list[dict]) -> str:
                      f"{100 * generic['mean']:.1f}", f"{generic['good']}/{generic['draws']}",
                      verdict])
     header = ["data set", "solver", "selected (as in the paper)", "error, %", "≤ 1 %",
-              "default error, %", "default ≤ 1 %", "ui/presets.py"]
+              "default error, %", "default ≤ 1 %", "s3vm_explorer/engine/presets.py"]
     return markdown_table(header, rows)
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.comparison import compute_backend
+from s3vm_explorer.engine.comparison import compute_backend
 
 RESULTS_ROOT = Path(__file__).resolve().parent / "results"
 RESULTS_FILE = "results.jsonl"

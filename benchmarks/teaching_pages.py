@@ -44,8 +44,8 @@ def page_times(page: str, repeats: int) -> tuple[float, float, int]:
 
 def lesson_times(repeats: int) -> None:
     """Median time of each teaching page's comparison over 10 label draws, with its result."""
-    from engine import lessons, presets
-    from engine.data import Generated
+    from s3vm_explorer.engine import lessons, presets
+    from s3vm_explorer.engine.data import Generated
 
     data = Generated("two_moons", 200, 0.1, 0)
     cs3vm_sigma = presets.preset_params("two_moons", "ContinuationS3VM", presets.PAPER)["sigma"]
@@ -86,8 +86,8 @@ def main() -> None:
         cold, warm, charts = page_times(page, args.repeats)
         print(f"| {page} | 200 | {charts} | {cold:.2f} | {warm:.2f} |")
 
-    from engine.comparison import compare_solvers, summarize
-    from engine.registry import SOLVERS
+    from s3vm_explorer.engine.comparison import compare_solvers, summarize
+    from s3vm_explorer.engine.registry import SOLVERS
     from toy_data import two_moons
 
     X, y = two_moons(n_samples=200, noise=0.1, random_state=0)

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from engine.docs import BENCHMARKS, DEVIATIONS, section
-from ui.navigation import PAGES
-from ui.sidebar import start_page
+from s3vm_explorer.engine.docs import BENCHMARKS, DEVIATIONS, section
+from s3vm_explorer.ui.navigation import PAGES
+from s3vm_explorer.ui.sidebar import start_page
 
 TITLES = {file: title for file, title, _ in PAGES}
 #: The pages that offer every solver; a teaching page takes one apart (listed per solver).

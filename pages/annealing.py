@@ -3,22 +3,25 @@
 import numpy as np
 import streamlit as st
 
-from engine import lessons
-from engine.comparison import summarize
-from engine.figures.compare import compare_errors_figure
-from engine.figures.data import boundary_multiples_figure, boundary_panel, soft_labels_figure
-from engine.figures.teaching import annealing_curves_figure, effective_loss_figure
-from engine.metrics import percent
-from engine.params import shown
-from engine.presets import sigma_caption
-from engine.registry import scalable_caption
-from s3vm_core.metrics import unlabeled_error
+from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine.comparison import summarize
+from s3vm_explorer.engine.figures.compare import compare_errors_figure
+from s3vm_explorer.engine.figures.data import (
+    boundary_multiples_figure,
+    boundary_panel,
+    soft_labels_figure,
+)
+from s3vm_explorer.engine.figures.teaching import annealing_curves_figure, effective_loss_figure
+from s3vm_explorer.engine.metrics import percent, unlabeled_error
+from s3vm_explorer.engine.params import shown
+from s3vm_explorer.engine.presets import sigma_caption
+from s3vm_explorer.engine.registry import scalable_caption
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.runs import computed
+from s3vm_explorer.ui.sidebar import start_teaching_page
 from toy_data import UNLABELED
-from ui import state
-from ui.charts import chart
-from ui.forms import preset_choice, require_both_classes
-from ui.runs import computed
-from ui.sidebar import start_teaching_page
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
 FIXED_T = (1.0, 0.1, 0.01, 0.001)

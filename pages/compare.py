@@ -3,24 +3,24 @@
 import numpy as np
 import streamlit as st
 
-from engine import lessons
-from engine.comparison import BASELINE, rows_to_csv, summarize
-from engine.figures.compare import (
+from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine.comparison import BASELINE, rows_to_csv, summarize
+from s3vm_explorer.engine.figures.compare import (
     compare_errors_figure,
     compare_objective_figure,
     compare_time_figure,
 )
-from engine.jobs import SCHEDULER_VARIABLE, scheduler_address
-from engine.markdown import literal
-from engine.metrics import UNKNOWN, percent
-from engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
-from engine.presets import BOTH, CHOSEN_BY_CV, DEFAULT, PAPER, TITLES
-from engine.registry import SOLVERS, scalable_caption
-from ui import state
-from ui.charts import chart
-from ui.forms import number_box
-from ui.runs import computed, current_data, forget_job, lesson_key
-from ui.sidebar import start_page
+from s3vm_explorer.engine.markdown import literal
+from s3vm_explorer.engine.metrics import UNKNOWN, percent
+from s3vm_explorer.engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
+from s3vm_explorer.engine.presets import BOTH, CHOSEN_BY_CV, DEFAULT, PAPER, TITLES
+from s3vm_explorer.engine.registry import SOLVERS, scalable_caption
+from s3vm_explorer.engine.run.backends import SCHEDULER_VARIABLE, scheduler_address
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import number_box
+from s3vm_explorer.ui.runs import computed, current_data, forget_job, lesson_key
+from s3vm_explorer.ui.sidebar import start_page
 
 DRAWS, PER_CLASS = LABEL_DRAWS, LABELS_PER_DRAW
 

@@ -3,43 +3,22 @@
 import numpy as np
 import streamlit as st
 
-from engine import lessons
-from engine.comparison import summarize
-from engine.figures.compare import compare_errors_figure
-from engine.figures.data import boundary_multiples_figure, boundary_panel
-from engine.figures.teaching import landscape_figure, objective_path_figure
-from engine.metrics import percent
-from engine.presets import sigma_caption
-from engine.registry import scalable_caption
-from s3vm_core.metrics import unlabeled_error
-from s3vm_core.solvers.continuation import smoothed_objective_along_line
-from ui import state
-from ui.charts import chart
-from ui.forms import preset_choice, require_both_classes
-from ui.runs import computed
-from ui.sidebar import start_teaching_page
+from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine.comparison import summarize
+from s3vm_explorer.engine.figures.compare import compare_errors_figure
+from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundary_panel
+from s3vm_explorer.engine.figures.teaching import landscape_figure, objective_path_figure
+from s3vm_explorer.engine.metrics import percent, unlabeled_error
+from s3vm_explorer.engine.presets import sigma_caption
+from s3vm_explorer.engine.registry import scalable_caption
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.runs import computed
+from s3vm_explorer.ui.sidebar import start_teaching_page
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 6
-
-
-def slice_curves(model, states, direction: str, span: float):
-    """``(ts, [(gamma, values)], description)``: L_γ on a line for every γ and γ = 0."""
-    ends = [s for s in states if s.event == "stage_end"]
-    start, final = np.asarray(ends[0].coef), np.asarray(states[-1].coef)
-    along_path = final - start
-    if direction == "path" and np.linalg.norm(along_path) > 1e-12:
-        ts = np.linspace(-span, 1 + span, 241)
-        origin, d = start, along_path
-        text = "t = 0 is the γ0 minimizer, t = 1 the final solution"
-    else:
-        scale = max(float(np.linalg.norm(final)), 1.0)
-        ts = np.linspace(-span * scale, span * scale, 241)
-        origin, d = final, model.v_star_
-        text = "t = 0 is the final solution; d = v*, the leading eigenvector of M (§3.3)"
-    curves = [(float(g), smoothed_objective_along_line(model, origin, d, ts, gamma=float(g))[1])
-              for g in [*model.gammas_, 0.0]]
-    return ts, curves, text
 
 
 data, labels, dataset = start_teaching_page(
@@ -76,7 +55,7 @@ model, states, seconds, grid, form = computed(
     what="Running cS3VM…")
 
 st.subheader("1 · The landscape flattens, then sharpens")
-ts, curves, slice_text = slice_curves(model, states, st.session_state[state.CONT_DIRECTION],
+ts, curves, slice_text = lessons.slice_curves(model, states, st.session_state[state.CONT_DIRECTION],
                                       float(st.session_state[state.CONT_SPAN]))
 chart(landscape_figure(ts, curves, model.gamma0_, model.gamma_end_))
 st.caption(

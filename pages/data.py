@@ -3,18 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from engine.data import FORMATS_HELP, LIMITS
-from engine.figures.data import labeling_figure
-from engine.markdown import literal
-from engine.params import K_LABELS
-from engine.presets import DEFAULT, PAPER
-from engine.registry import SOLVERS
+from s3vm_explorer.engine.data import FORMATS_HELP, LIMITS
+from s3vm_explorer.engine.figures.data import labeling_figure
+from s3vm_explorer.engine.markdown import literal
+from s3vm_explorer.engine.params import K_LABELS
+from s3vm_explorer.engine.presets import DEFAULT, PAPER
+from s3vm_explorer.engine.registry import SOLVERS
+from s3vm_explorer.ui import labelling, state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import current_preset, number_box
+from s3vm_explorer.ui.runs import current_data
+from s3vm_explorer.ui.sidebar import start_page
 from toy_data import UNLABELED, class_count
-from ui import labelling, state
-from ui.charts import chart
-from ui.forms import current_preset, number_box
-from ui.runs import current_data
-from ui.sidebar import start_page
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60

@@ -3,17 +3,16 @@
 import numpy as np
 import streamlit as st
 
-from engine import lessons
-from engine.figures.data import boundary_multiples_figure, boundary_panel
-from engine.figures.teaching import CRITERION_TITLES, stopping_figure
-from engine.metrics import percent
-from engine.presets import sigma_caption
-from s3vm_core.metrics import unlabeled_error
-from ui import state
-from ui.charts import chart
-from ui.forms import preset_choice, require_both_classes
-from ui.runs import computed
-from ui.sidebar import start_teaching_page
+from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundary_panel
+from s3vm_explorer.engine.figures.teaching import CRITERION_TITLES, stopping_figure
+from s3vm_explorer.engine.metrics import percent, unlabeled_error
+from s3vm_explorer.engine.presets import sigma_caption
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.runs import computed
+from s3vm_explorer.ui.sidebar import start_teaching_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)

@@ -3,16 +3,16 @@
 import numpy as np
 import streamlit as st
 
-from engine import lessons, presets
-from engine.data import Generated
-from engine.figures.compare import minima_figure
-from engine.metrics import percent
-from engine.registry import SOLVERS
+from s3vm_explorer.engine import lessons, presets
+from s3vm_explorer.engine.data import Generated
+from s3vm_explorer.engine.figures.compare import minima_figure
+from s3vm_explorer.engine.metrics import percent
+from s3vm_explorer.engine.registry import SOLVERS
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.runs import computed
+from s3vm_explorer.ui.sidebar import start_page
 from toy_data import DATASETS
-from ui import state
-from ui.charts import chart
-from ui.runs import computed
-from ui.sidebar import start_page
 
 #: Label draws the page runs (each one solver of each kind and the exact search).
 DRAWS = (3, 5, 10)

@@ -3,19 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from engine.data import class_shares
-from engine.figures.data import soft_labels_figure
-from engine.figures.film import shipped
-from engine.film import film_id
-from engine.markdown import literal
-from engine.params import BUDGET
-from engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
-from engine.registry import SOLVERS, long_run_note, run_form, solver_title
-from engine.stages import event_text, extras_text, returned_state, stage_text
-from toy_data import UNLABELED, class_count
-from ui import state
-from ui.charts import chart
-from ui.forms import (
+from s3vm_explorer.engine.data import class_shares
+from s3vm_explorer.engine.figures.data import soft_labels_figure
+from s3vm_explorer.engine.figures.film import shipped
+from s3vm_explorer.engine.film import film_id
+from s3vm_explorer.engine.markdown import literal
+from s3vm_explorer.engine.params import BUDGET
+from s3vm_explorer.engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
+from s3vm_explorer.engine.registry import SOLVERS, long_run_note, run_form, solver_title
+from s3vm_explorer.engine.stages import event_text, extras_text, returned_state, stage_text
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.forms import (
     number_box,
     parameter_form,
     preset_line,
@@ -23,9 +22,9 @@ from ui.forms import (
     require_valid_parameters,
     take_longer_path,
 )
-from ui.labelling import label_in_proportion
-from ui.player import film, follow_film, jump_film
-from ui.runs import (
+from s3vm_explorer.ui.labelling import label_in_proportion
+from s3vm_explorer.ui.player import film, follow_film, jump_film
+from s3vm_explorer.ui.runs import (
     FRESH_PAGE_SETTLE,
     again_button,
     current_data,
@@ -33,7 +32,8 @@ from ui.runs import (
     job_controls,
     start_run,
 )
-from ui.sidebar import start_page
+from s3vm_explorer.ui.sidebar import start_page
+from toy_data import UNLABELED, class_count
 
 #: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
 #: wide page's margins make way for the film.

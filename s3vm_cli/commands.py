@@ -78,6 +78,8 @@ def fit_command(parser):
 def run_fit(args) -> int:
     if args.every < 1:
         raise UsageError(f"--every must be a positive integer, got {args.every}.")
+    if args.film is not None:
+        require_app_extra("--film", FILM_MODULES)
     estimator = _estimator(args.solver, args.param)
     data = read_file(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
     measured = args.true_labels is not None or bool(data.scored.any())
@@ -130,7 +132,7 @@ def _write_film(path: Path, estimator, X, data, states, measured: bool) -> None:
     """The film of the trace (``engine.notebook.film``: the app's player, one page)."""
     from scipy import sparse
 
-    from engine.notebook import film
+    from s3vm_explorer.engine.notebook import film
 
     if sparse.issparse(X):
         if X.shape[0] * X.shape[1] > FILM_MAX_VALUES:
@@ -206,6 +208,23 @@ def run_predict(args) -> int:
 
 # -- app ----------------------------------------------------------------------------------
 
+#: What the app needs beyond the library, and what the film of ``fit --film`` needs: both come
+#: with the extra ``app`` (pyproject.toml).
+APP_MODULES, FILM_MODULES = ("streamlit", "plotly"), ("plotly",)
+
+
+def require_app_extra(what: str, modules: tuple[str, ...]) -> None:
+    """Refuse ``what`` before any work when the app's extra is not installed: a usage error
+    that says what to install, not an import error after the fit."""
+    from importlib.util import find_spec
+
+    missing = [name for name in modules if find_spec(name) is None]
+    if missing:
+        raise UsageError(f"{what} needs the app's extra, which is not installed ("
+                         f"{' and '.join(missing)} missing): pip install "
+                         "\"s3vm-explorer[app]\" (from a clone: pip install \".[app]\").")
+
+
 
 @command("app", "serve the S3VM Explorer app (Streamlit) in the browser",
          "s3vm app --port 8502 --server.headless true")
@@ -220,6 +239,7 @@ def app_command(parser):
 
 
 def run_app(args) -> int:
+    require_app_extra("s3vm app", APP_MODULES)
     folder = app_folder()
     if folder is None:
         raise RunFailure("The app's files (app.py and pages/) are not installed with this "
@@ -263,17 +283,18 @@ def serve(command: list[str], folder) -> int:
 
 def app_folder() -> Path | None:
     """The installed app's folder (``app.py``, ``pages/``, ``docs/``, ``.streamlit/``): the
-    ``s3vm_explorer`` package the wheel installs, found through package resources (in a
-    checkout installed for development, the repository's root); None when it is missing."""
+    ``s3vm_explorer.app`` package the wheel installs, found through package resources, or in
+    a checkout installed for development the repository's root, beside ``s3vm_explorer/``;
+    None when it is missing."""
     from importlib import resources, util
 
-    try:  # the package has no __init__.py: a namespace package, whose files() joins paths
-        places = [Path(str(resources.files("s3vm_explorer").joinpath("app.py"))).parent]
+    try:  # the wheel's s3vm_explorer/app/ (a namespace package: files() joins its paths)
+        places = [Path(str(resources.files("s3vm_explorer.app").joinpath("app.py"))).parent]
     except (ModuleNotFoundError, NotADirectoryError, TypeError):
-        # an editable install makes s3vm_explorer a namespace package whose path also holds
-        # the installer's finder, which importlib.resources refuses before Python 3.12
-        spec = util.find_spec("s3vm_explorer")
-        places = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
+        places = []
+    spec = util.find_spec("s3vm_explorer")  # a checkout: the root holds app.py and pages/
+    if spec is not None and spec.origin is not None:
+        places.append(Path(spec.origin).parents[1])
     return next((place for place in places if (place / "app.py").is_file()), None)
 
 

@@ -13,6 +13,7 @@ import warnings
 # importing the command modules registers their commands
 from s3vm_cli import commands, selection, svmlin  # noqa: F401
 from s3vm_cli.frame import COMMANDS, RunFailure, UsageError, say
+from s3vm_core import __version__
 
 
 def _show_warning(message, category, *_args, **_kwargs) -> None:
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="s3vm", description="Semi-supervised SVMs of five papers on your own data files.",
         epilog="Run `s3vm COMMAND --help` for a command's options and an example.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for spec in COMMANDS:
         sub = subparsers.add_parser(spec.name, help=spec.summary, description=spec.summary + ".",

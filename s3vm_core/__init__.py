@@ -9,6 +9,10 @@ for every point) or ``BalanceWarning`` (a class balance taken from the labels th
 contradict), an iteration limit with scikit-learn's ``ConvergenceWarning``.
 """
 
+#: The release of the distribution ``s3vm-explorer`` (library, command line and app), as
+#: CHANGELOG.md lists them; pyproject.toml reads it from here.
+__version__ = "0.2.0"
+
 from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
 from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.global_opt import (

@@ -210,7 +210,7 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {}
     #: Kernels with which ``fit`` accepts scipy.sparse input: with the linear kernel a solver
-    #: works in the primal on the data matrix itself (DESIGN.md, "Sparse input").
+    #: works in the primal on the data matrix itself (docs/architecture.md, "Sparse input").
     _sparse_kernels: tuple[str, ...] = ("linear",)
 
     @property
@@ -488,7 +488,8 @@ class S3VMClassifier(ClassifierMixin, BaseEstimator):
             yield state
         # A solver that needs no iteration (a closed form, all points labeled) still ran once.
         self._postprocess(final, max(iterations, 1), outcome)
-        diagnose_fit(self, final, problem)  # DESIGN.md "Nothing silent": one place for all
+        # docs/architecture.md, "Nothing silent": one place for all
+        diagnose_fit(self, final, problem)
 
     def _postprocess(self, final: SolverState, n_iter: int, outcome) -> None:
         """Set the fitted model once the loop has ended: from the "final" state, the number

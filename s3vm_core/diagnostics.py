@@ -1,4 +1,4 @@
-"""What a finished fit says about itself (DESIGN.md, "Nothing silent").
+"""What a finished fit says about itself (docs/architecture.md, "Nothing silent").
 
 Every estimator's trace ends in ``diagnose_fit`` (``base.S3VMClassifier._run``), which looks
 at the "final" state and warns when the model is degenerate or its class balance disagrees

@@ -6,8 +6,8 @@ unlabeled point stays unlabeled in each problem (never "rest"), as in the LDS pa
 multi-class problems, we use the one-against-rest scheme"), the cS3VM paper §5.3 (Table 4,
 "1-vs-rest") and the LapSVM paper §6 ("the one-against-all approach").
 
-Tracing (DESIGN.md, "Tracing"). ``trace(X, y)`` yields ``OneVsRestState``s that advance the k
-binary problems in lock step: state i holds, for every class, that problem's i-th
+Tracing (docs/architecture.md, "Tracing"). ``trace(X, y)`` yields ``OneVsRestState``s that
+advance the k binary problems in lock step: state i holds, for every class, that problem's i-th
 ``SolverState`` (its last once it has finished), so one frame shows all k boundaries and the
 trace ends with the slowest problem. Input is validated and the k feature maps are built before
 the generator returns; with ``n_jobs > 1`` the k traces run in joblib workers first and are

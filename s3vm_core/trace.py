@@ -38,7 +38,7 @@ def _frozen_extra(value):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SolverState:
-    """One recorded point of a solver's path (see DESIGN.md, "Tracing").
+    """One recorded point of a solver's path (docs/architecture.md, "Tracing").
 
     Attributes
     ----------

@@ -22,8 +22,8 @@ I_E (f - y) + gamma_A alpha + gamma_I L f``, and the gradient (9) is
 With the linear kernel ``K = X X^T`` PCG never forms K: its one product per iteration is
 ``X (X^T v)``, O(nnz(X)) instead of O(n^2) (§3.2.2: the cost falls with the number of non-zeros
 of K and L), so it runs on sparse data and at n where K would not fit in memory. The model is
-then the primal ``w = X^T alpha`` (DESIGN.md, "Sparse input"); Newton's and the direct solve's
-systems are n x n by nature (§3.1) and form K.
+then the primal ``w = X^T alpha`` (docs/architecture.md, "Sparse input"); Newton's and the
+direct solve's systems are n x n by nature (§3.1) and form K.
 """
 
 from __future__ import annotations

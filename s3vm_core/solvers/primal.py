@@ -235,7 +235,7 @@ class PrimalMap:
 
     def features(self, X_new):
         """What the estimator's ``features`` returns: the coordinates, except for the linear
-        kernel, where it is ``X_new`` itself (the primal model of DESIGN.md, sparse input
+        kernel, where it is ``X_new`` itself (the primal model of docs/architecture.md, sparse input
         stays sparse) and the shift goes into the intercept, see ``decision_parts``."""
         return X_new if self.kernel == "linear" else self.transform(X_new)
 

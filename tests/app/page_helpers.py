@@ -67,7 +67,7 @@ def shown_numbers(at) -> dict:
 def type_number(where, key: str, value):
     """Type ``value`` into the number box of the session's ``key`` (``ui.forms.number_box``,
     a text box) on the page or in its sidebar ``where``; returns the box (``.run()`` it)."""
-    from ui.state import typed_key
+    from s3vm_explorer.ui.state import typed_key
 
     return where.text_input(key=typed_key(key)).input(str(value))
 

@@ -4,8 +4,8 @@ and says so, and "Run again" starts it over; the labels survive."""
 import pytest
 from page_helpers import film, shown, type_number
 
-from engine import jobs
-from ui import runs, state
+from s3vm_explorer.engine.run import lifecycle
+from s3vm_explorer.ui import runs, state
 
 WATCH = "pages/watch.py"
 TEACHING = ["pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py"]
@@ -62,13 +62,13 @@ def test_a_teaching_page_out_of_time_says_so_and_runs_again(app, monkeypatch, pa
 
 def test_teaching_computations_run_in_a_solver_process(app, monkeypatch):
     started = []
-    original = jobs.Job.__init__
+    original = lifecycle.Job.__init__
 
     def record(self, work, args, budget, *rest, **options):
         started.append(work.__name__)
         original(self, work, args, budget, *rest, **options)
 
-    monkeypatch.setattr(jobs.Job, "__init__", record)
+    monkeypatch.setattr(lifecycle.Job, "__init__", record)
     at = app.run()
     at.session_state[state.N_SAMPLES] = 100
     at.switch_page("pages/annealing.py").run()

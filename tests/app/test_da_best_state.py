@@ -4,7 +4,7 @@ the Annealing and Watch pages say about it must be true of what they show."""
 from page_helpers import film, shown
 
 from s3vm_core import DeterministicAnnealingS3VM
-from ui import state
+from s3vm_explorer.ui import state
 
 ANNEALING = "pages/annealing.py"
 

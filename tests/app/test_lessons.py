@@ -6,8 +6,8 @@ import re
 import pytest
 from page_helpers import plotly_specs, shown
 
-from engine import presets
-from ui import runs, state
+from s3vm_explorer.engine import presets
+from s3vm_explorer.ui import runs, state
 
 CONTINUATION = "pages/continuation.py"
 ANNEALING = "pages/annealing.py"

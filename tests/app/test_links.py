@@ -11,9 +11,9 @@ from urllib.parse import unquote
 import pytest
 from page_helpers import film, new_session, shown, type_number
 
-from engine import scenario
-from ui import state
-from ui.navigation import PAGES
+from s3vm_explorer.engine import scenario
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.navigation import PAGES
 
 PAGE_FILES = [f"pages/{file}.py" for file, _, _ in PAGES]
 

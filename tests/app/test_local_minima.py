@@ -3,9 +3,9 @@ one on small data, over label draws."""
 
 from page_helpers import plotly_specs, shown
 
-from engine import lessons
-from engine.data import Generated
-from ui import state
+from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine.data import Generated
+from s3vm_explorer.ui import state
 
 
 def test_the_page_places_each_local_minimum_against_the_global_one(app):

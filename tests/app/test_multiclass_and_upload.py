@@ -5,9 +5,9 @@ from urllib.parse import unquote
 import numpy as np
 from page_helpers import film, new_session, plotly_specs, shown, type_number, values
 
-from engine.data import read_upload
+from s3vm_explorer.engine.data import read_upload
+from s3vm_explorer.ui import state
 from toy_data import DATASETS
-from ui import state
 
 BLOBS = "blobs_3"
 TEACHING = ("pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py")

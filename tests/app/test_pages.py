@@ -17,9 +17,9 @@ from page_helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
-from engine.registry import SOLVERS
+from s3vm_explorer.engine.registry import SOLVERS
+from s3vm_explorer.ui import state
 from toy_data import DATASETS
-from ui import state
 
 WATCH = "pages/watch.py"
 
@@ -232,8 +232,8 @@ def test_add_mode_lays_invisible_places_to_click_over_empty_space(app):
 def _adder():
     import streamlit as st
 
-    from ui import labelling, state
-    from ui.runs import current_data
+    from s3vm_explorer.ui import labelling, state
+    from s3vm_explorer.ui.runs import current_data
 
     state.init()
     if st.button("add"):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from page_helpers import new_session, plotly_specs, shown, type_number
 
-from ui import state
+from s3vm_explorer.ui import state
 
 CONTINUATION = "pages/continuation.py"
 ANNEALING = "pages/annealing.py"

@@ -9,8 +9,8 @@ import pytest
 from markdown_it import MarkdownIt
 from page_helpers import film, new_session, shown, shown_numbers
 
-from engine.data import read_upload
-from ui import state
+from s3vm_explorer.engine.data import read_upload
+from s3vm_explorer.ui import state
 
 PAGES = ("pages/data.py", "pages/watch.py", "pages/continuation.py", "pages/annealing.py",
          "pages/early_stopping.py", "pages/compare.py", "pages/about.py")

@@ -6,8 +6,8 @@ from urllib.parse import unquote
 
 from page_helpers import new_session, press, shown, shown_numbers, type_number
 
-from engine.registry import SOLVERS
-from ui import state
+from s3vm_explorer.engine.registry import SOLVERS
+from s3vm_explorer.ui import state
 
 WATCH = "pages/watch.py"
 

@@ -3,8 +3,8 @@
 
 from page_helpers import film, shown, type_number
 
-from engine.registry import SCALABLE_ABOVE, SOLVERS
-from ui import state
+from s3vm_explorer.engine.registry import SCALABLE_ABOVE, SOLVERS
+from s3vm_explorer.ui import state
 
 WATCH = "pages/watch.py"
 

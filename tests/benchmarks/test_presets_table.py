@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import presets
-from engine.registry import SOLVERS
+from s3vm_explorer.engine.registry import SOLVERS
 
 
 @pytest.mark.parametrize("size", ["full", "quick"])

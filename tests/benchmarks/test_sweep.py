@@ -85,6 +85,7 @@ def test_sweep_runs_on_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     tasks = _tasks(draws=1)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         results = sweep.run_sweep(tasks, tmp_path, scheduler=cluster.scheduler_address,
                                   progress=False)

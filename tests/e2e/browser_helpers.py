@@ -44,12 +44,12 @@ def metric(page, label: str) -> str:
         '[data-testid="stMetricValue"]').inner_text()
 
 
-PLAYER = 'iframe[title="ui.player.film_player"]'
+PLAYER = 'iframe[title="s3vm_explorer.ui.player.film_player"]'
 
 
 def choose_solver(page, name: str) -> None:
     """Pick a solver in the Watch form by its class name (the page runs it at once)."""
-    from engine.registry import SOLVERS
+    from s3vm_explorer.engine.registry import SOLVERS
 
     box = page.get_by_role("combobox", name="solver").first  # not LapSVM's "solver"
     # On a page scrolled down to the film, the scroll a click makes to reach the box closes

@@ -88,5 +88,5 @@ def shown_seed(page) -> int:
 
 def regenerate_button(page):
     """Regenerate counts its clicks in its own frame (ui.counter)."""
-    return page.frame_locator('iframe[title="ui.counter.counting_button"]').get_by_role(
-        "button", name="Regenerate")
+    counter = 'iframe[title="s3vm_explorer.ui.counter.counting_button"]'
+    return page.frame_locator(counter).get_by_role("button", name="Regenerate")

@@ -54,7 +54,7 @@ def test_a_parameter_out_of_range_is_said_and_no_film_stands_for_its_run(server,
     said = alert_with(page, "Nothing was run")
     screenshot(page, "parameter-out-of-range")
     assert "C = -5 is outside the allowed range 0.0001 to 1e6" in said
-    assert page.locator('iframe[title="ui.player.film_player"]').count() == 0
+    assert page.locator('iframe[title="s3vm_explorer.ui.player.film_player"]').count() == 0
     type_into(page, "C", "5")
     page.get_by_role("button", name="Run", exact=True).click()
     film_player(page)

@@ -11,7 +11,7 @@ import time
 import pytest
 from browser_helpers import PLAYER, SCREENSHOTS, screenshot, wait_until_idle
 
-from ui.navigation import PAGES
+from s3vm_explorer.ui.navigation import PAGES
 
 pytestmark = pytest.mark.e2e
 

@@ -180,7 +180,7 @@ def test_the_film_is_saved_as_a_png_a_gif_and_a_page_that_plays_offline(
     frame, and one HTML file that plays the film with the network off."""
     from PIL import Image
 
-    from engine.figures.palette import DECISION_FILL
+    from s3vm_explorer.engine.figures.palette import DECISION_FILL
 
     player = open_watch(page, server, FILM)
     n_frames = player.evaluate("() => args.states.length")

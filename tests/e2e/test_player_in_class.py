@@ -17,8 +17,8 @@ from browser_helpers import (
     screenshot,
 )
 
-from engine.film import PLOTLY_JS
-from ui.player import FRONTEND
+from s3vm_explorer.engine.film import PLOTLY_JS
+from s3vm_explorer.ui.player import FRONTEND
 
 pytestmark = pytest.mark.e2e
 

@@ -7,7 +7,7 @@ import pytest
 from browser_helpers import PLAYER, SCREENSHOTS, screenshot, wait_until_idle
 from PIL import Image
 
-from ui.navigation import PAGES
+from s3vm_explorer.ui.navigation import PAGES
 
 pytestmark = pytest.mark.e2e
 
@@ -92,8 +92,8 @@ def test_each_page_fits_a_projector_at_1024_by_768_in_light_and_dark(server, pag
 def test_a_film_made_in_python_plays_offline_in_the_browser(browser, tmp_path):
     """``engine.notebook.film(...).save(...)``: the page plays with the network off, and says
     what it is of (issue 36, item 5; issue 34, item 7)."""
-    from engine.notebook import film
     from s3vm_core import ContinuationS3VM
+    from s3vm_explorer.engine.notebook import film
     from toy_data import pick_labeled, two_moons
 
     X, y = two_moons(80, noise=0.1, random_state=0)

@@ -80,7 +80,7 @@ def test_a_hand_picked_balance_is_said_with_the_datas_own(server, page):
     the balance comes from hand-picked labels and offers the data's proportions."""
     from browser_helpers import page_position
 
-    from engine.data import Generated
+    from s3vm_explorer.engine.data import Generated
 
     data = Generated("blobs_3", 300, 0.6, 0).build()
     cluster = data.X2[data.y_true == 0]

@@ -22,7 +22,7 @@ from toy_data import pick_labeled, two_moons
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-FRONTENDS = ("engine/film_player", "ui/counter_frontend")
+FRONTENDS = ("s3vm_explorer/engine/film_player", "s3vm_explorer/ui/counter_frontend")
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,9 @@ def build(tmp_path_factory):
     folder = tmp_path_factory.mktemp("build")
     source = folder / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "app.py"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "app.py"):
         shutil.copy(CHECKOUT / name, source / name)
-    for tree in ("s3vm_core", "s3vm_cli", "toy_data", "engine", "ui", "pages", "docs",
+    for tree in ("s3vm_core", "s3vm_cli", "toy_data", "s3vm_explorer", "pages", "docs",
                  ".streamlit"):
         shutil.copytree(CHECKOUT / tree, source / tree,
                         ignore=shutil.ignore_patterns("__pycache__"))
@@ -74,9 +74,30 @@ def test_the_wheel_carries_the_app_and_the_build_says_nothing_is_ignored(build):
     frontends = {str(path.relative_to(CHECKOUT)) for folder in FRONTENDS
                  for path in (CHECKOUT / folder).iterdir() if path.is_file()}
     assert frontends and frontends <= shipped, frontends - shipped
-    for name in ("s3vm_explorer/app.py", "s3vm_explorer/pages/watch.py",
-                 "s3vm_explorer/.streamlit/config.toml", "s3vm_explorer/docs/benchmarks.md"):
+    for name in ("s3vm_explorer/app/app.py", "s3vm_explorer/app/pages/watch.py",
+                 "s3vm_explorer/app/.streamlit/config.toml",
+                 "s3vm_explorer/app/docs/benchmarks.md", "s3vm_explorer/engine/run/process.py"):
         assert name in shipped, name
+    for package in ("s3vm_core", "s3vm_cli", "toy_data", "s3vm_explorer"):  # every module
+        modules = {str(path.relative_to(CHECKOUT)) for path in (CHECKOUT / package).rglob("*.py")
+                   if "__pycache__" not in path.parts}
+        assert modules <= shipped, modules - shipped
+    # no generic top-level name: every module lives under one of the project's packages
+    tops = {name.split("/")[0] for name in shipped if not name.endswith(".dist-info/RECORD")}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {
+        "s3vm_core", "s3vm_cli", "toy_data", "s3vm_explorer"}
+
+
+def test_the_wheel_requires_the_library_s_dependencies_and_offers_the_app_as_an_extra(wheel):
+    archive = zipfile.ZipFile(wheel)
+    metadata = archive.read(next(n for n in archive.namelist()
+                                 if n.endswith(".dist-info/METADATA"))).decode()
+    required = [line.split(": ", 1)[1] for line in metadata.splitlines()
+                if line.startswith("Requires-Dist: ")]
+    always = {r.split(">")[0].split("=")[0].strip() for r in required if "extra ==" not in r}
+    assert always == {"numpy", "scipy", "scikit-learn", "joblib"}
+    app = {r.split(">")[0].strip() for r in required if "extra == \"app\"" in r}
+    assert app == {"streamlit", "plotly"}
 
 
 def test_s3vm_fit_runs_from_another_folder(installed, tmp_path):

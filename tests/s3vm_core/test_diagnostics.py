@@ -1,4 +1,4 @@
-"""A fit that ends degenerate says so, naming what to change (issue 33, item 5; DESIGN.md
+"""A fit that ends degenerate says so, naming what to change (issue 33, item 5; docs/architecture.md
 "Nothing silent"): every accepted setting of the issue that gave f ≡ 0 or one class with no
 word now ends in a ``DegenerateFitWarning`` that names that setting, labeled points of both
 classes at one spot are refused, and a balance taken from the labels that the fit contradicts

@@ -34,8 +34,8 @@ def test_landmark_lds_labels_the_moons_as_exact_lds(moons, rho):
 
 
 def test_landmark_lds_features_are_its_embedding_on_the_training_points(moons):
-    """DESIGN.md's features() contract: LDS's features are the out-of-sample MDS embedding,
-    exact on the training points, and every state's decision is linear in them."""
+    """The features() contract of docs/architecture.md: LDS's features are the out-of-sample
+    MDS embedding, exact on the training points, and every state's decision is linear in them."""
     X, _, labeled = moons
     model = LDS(rho=8.0, n_neighbors=10, bridge=True, n_landmarks=60)
     states = list(model.trace(X, labeled))

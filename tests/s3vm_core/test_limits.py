@@ -160,7 +160,7 @@ def test_a_kernel_matrix_too_large_names_the_form_that_fits(monkeypatch, make, s
     assert np.mean(model.transduction_ != y) < 0.5
 
 
-# -- every stage or iteration limit says it was hit (DESIGN.md "Nothing silent", issue 33) --
+# -- every stage or iteration limit says it was hit (docs/architecture.md, "Nothing silent") --
 
 
 def test_annealing_at_r_1_01_says_it_stopped_at_its_60_temperature_limit(app_default_data):

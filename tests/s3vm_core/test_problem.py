@@ -1,4 +1,4 @@
-"""Bad input of DESIGN.md "Errors": each raises with a sentence that says what to do."""
+"""Bad input of docs/architecture.md "Errors": each raises with a sentence that says what to do."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The linear, sparse path of every estimator with a kernel (DESIGN.md, "Sparse input").
+"""The linear, sparse path of every estimator with a kernel (docs/architecture.md, "Sparse input").
 
 With ``kernel="linear"`` the model lives in the primal: ``features(X) = X``, scipy.sparse input
 stays sparse and no n x n matrix is formed. The primal path must give the answers of the

@@ -1,0 +1,207 @@
+"""The Compare page's figures: errors, objectives and times of every solver over label draws,
+each solver in one colour on every chart."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from s3vm_explorer.engine.figures.traces import log_axis
+from s3vm_explorer.engine.presets import DEFAULT
+from s3vm_explorer.engine.registry import SOLVERS
+
+#: The solvers' colours: one per solver of ``engine.registry.SOLVERS``, in its order, the
+#: supervised baseline black, so that a solver wears the same colour in every chart of a page
+#: whichever solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey
+#: (the unlabeled points' colour), with Tol's indigo, olive, wine and green instead
+#: (colour-blind safe too).
+SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
+                  "#CC79A7", "#999933", "#882255", "#117733")
+
+
+def _solver_colors(names) -> dict:
+    """Each run name's colour: a run of solver ``S`` (``"S"``, or ``"S:preset"`` when the
+    Compare page runs both presets) wears ``S``'s colour of ``SOLVER_PALETTE``; a name outside
+    the app's solvers (a lesson's "DA") takes the first colour none of ``names`` wears."""
+    order = list(SOLVERS)
+    fixed = {name: SOLVER_PALETTE[order.index(_solver_of(name)) % len(SOLVER_PALETTE)]
+             for name in names if _solver_of(name) in order}
+    free = iter([c for c in SOLVER_PALETTE if c not in fixed.values()] or SOLVER_PALETTE)
+    return {name: fixed[name] if name in fixed else next(free, SOLVER_PALETTE[0])
+            for name in names}
+
+
+def _solver_of(name: str) -> str:
+    """The solver of a run name (``"LDS:paper"`` -> ``"LDS"``)."""
+    return name.partition(":")[0]
+
+
+def _is_default_preset(name: str) -> bool:
+    """Whether a run name is the generic-default half of the Compare page's "both"."""
+    return name.partition(":")[2] == DEFAULT
+
+
+def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
+    """Unlabeled error per solver over the label draws: one horizontal box (with its points)
+    per solver, named on its left as the time chart names its bars, and the supervised
+    baseline's mean error as a dashed vertical line. A generic-default run of the Compare
+    page's "both" is drawn hollow in its solver's colour."""
+    titles = titles or {}
+    names = list(dict.fromkeys(r["solver"] for r in rows))
+    colors = _solver_colors(names)
+    fig = go.Figure()
+    for name in names:
+        errors = [100 * r["unlabeled_error"] for r in rows
+                  if r["solver"] == name and not r["error"]]
+        fig.add_trace(go.Box(x=errors, name=titles.get(name, name), boxpoints="all",
+                             jitter=0.4, pointpos=0, orientation="h",
+                             marker={"color": colors[name], "size": 6},
+                             line={"color": colors[name]},
+                             fillcolor="white" if _is_default_preset(name) else None,
+                             showlegend=False))
+    baseline = [100 * r["unlabeled_error"] for r in rows
+                if r["solver"] == "SVMBaseline" and not r["error"]]
+    if baseline:
+        # Named in the legend: a label on the line itself would sit behind one of the boxes.
+        dashed = {"color": "black", "dash": "dash"}
+        fig.add_vline(x=float(np.mean(baseline)), line=dashed)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dashed,
+                                 name="supervised SVM (mean)", showlegend=True))
+    fig.update_layout(height=_bars_height(len(names)) + 30,
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"})
+    fig.update_xaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True)
+    fig.update_yaxes(autorange="reversed")  # the first solver on top, as in the table
+    return fig
+
+
+def _bars_height(n_bars: int) -> int:
+    """Height of a chart of ``n_bars`` horizontal bars or boxes and an x axis title: 32 px a
+    bar, at least 140 px of plot."""
+    return 60 + max(32 * n_bars, 140)
+
+
+#: Pixel sizes of the objective small multiples: a panel's plot area, a panel title's line
+#: (12 px text), and what an x axis takes below a panel (ticks and title).
+PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 17, 44
+#: Characters of a panel title's line: four panels in a row, 20 characters of 12 px text (about
+#: 115 px) fit a panel and its spacing in the narrowest chart (564 px wide, in a window 1024 px
+#: wide: 100 px a panel, 30 px between panels).
+PANEL_TITLE_WIDTH = 20
+
+
+def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) -> go.Figure:
+    """Objective against unlabeled error, one small panel per solver (cS3VM Figure 3).
+
+    Each dot is one label draw; a filled circle is a success (at most 1 % of the unlabeled
+    points wrong), an open one a failure. Objectives of different solvers are different
+    functions, so each panel has its own x axis. The baseline (no objective over unlabeled
+    points) is left out. Spacing is set in pixels (plotly's is a fraction of the height, which
+    left tall gaps between the rows of a tall figure): each row's titles sit just below the
+    row above's axis titles.
+    """
+    titles = titles or {}
+    names = [n for n in dict.fromkeys(r["solver"] for r in rows) if n != "SVMBaseline"]
+    names = [n for n in names if any(np.isfinite(r["objective"]) for r in rows
+                                     if r["solver"] == n)]
+    colors = _solver_colors(names)
+    n_cols = max(1, min(n_cols, len(names)))
+    n_rows = max(1, math.ceil(len(names) / n_cols))
+    panel_titles = [_panel_title(titles.get(n, n)) for n in names] or [""]
+    title_height = TITLE_LINE * max(t.count("<br>") + 1 for t in panel_titles) + 8
+    gap = X_AXIS_HEIGHT + title_height
+    plot_height = n_rows * PANEL_HEIGHT + (n_rows - 1) * gap
+    fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,
+                        vertical_spacing=gap / plot_height if n_rows > 1 else 0.0,
+                        subplot_titles=panel_titles)
+    for k, name in enumerate(names):
+        mine = [r for r in rows if r["solver"] == name and not r["error"]]
+        fig.add_trace(go.Scatter(
+            x=[r["objective"] for r in mine], y=[100 * r["unlabeled_error"] for r in mine],
+            mode="markers", name=titles.get(name, name), showlegend=False,
+            marker={"color": colors[name], "size": 9,
+                    "symbol": ["circle" if r["success"] else "circle-open" for r in mine],
+                    "line": {"color": colors[name], "width": 2}},
+            customdata=[r["draw"] for r in mine],
+            hovertemplate="draw %{customdata}<br>objective %{x:.4g}<br>error %{y:.1f} %"
+                          "<extra></extra>",
+        ), row=k // n_cols + 1, col=k % n_cols + 1)
+    fig.update_xaxes(title_text="objective", title_standoff=4, showgrid=False, nticks=4)
+    fig.update_yaxes(rangemode="tozero", showgrid=True)
+    for row in range(1, n_rows + 1):
+        fig.update_yaxes(title_text="error (%)", row=row, col=1)
+    fig.update_annotations(font={"size": 12}, yshift=2)  # the panel titles
+    fig.update_layout(height=plot_height + title_height + X_AXIS_HEIGHT + 10,
+                      margin={"l": 10, "r": 10, "t": title_height, "b": X_AXIS_HEIGHT + 10})
+    return fig
+
+
+def _panel_title(title: str) -> str:
+    """A run's title in lines of at most ``PANEL_TITLE_WIDTH`` characters, each part of
+    "solver (what) — preset" on lines of its own ("LapSVM in the primal<br>(Newton / PCG)"):
+    one line is wider than a panel of four in a row."""
+    name, _, preset = title.partition(" — ")
+    solver, bracket, rest = name.partition(" (")
+    parts = [solver, f"({rest}" if bracket else "", preset]
+    return "<br>".join(line for part in parts if part
+                       for line in textwrap.wrap(part, PANEL_TITLE_WIDTH))
+
+
+def compare_time_figure(summary, titles: dict | None = None) -> go.Figure:
+    """Median fit time per solver (log scale): one horizontal bar per solver, a generic-default
+    run of the Compare page's "both" hatched in its solver's colour."""
+    titles = titles or {}
+    names = [s["solver"] for s in summary]
+    colors = _solver_colors(names)
+    fig = go.Figure(go.Bar(
+        y=[titles.get(name, name) for name in names],
+        x=[s["median_seconds"] for s in summary], orientation="h",
+        marker={"color": [colors[name] for name in names],
+                "pattern": {"shape": ["/" if _is_default_preset(name) else ""
+                                      for name in names], "fillmode": "replace"}},
+        hovertemplate="%{y}: %{x:.3g} s<extra></extra>",
+    ))
+    fig.update_xaxes(**log_axis([s["median_seconds"] for s in summary]),
+                     title_text="median fit time (s)", showgrid=True)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(height=_bars_height(len(summary)),
+                      margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    return fig
+
+
+def minima_figure(rows, titles: dict | None = None) -> go.Figure:
+    """How far each local minimum is from the global one, and what it costs in error (the
+    continuation paper's Figure 3, against the exact minimum): one dot per (draw, solver), at
+    its objective above the global minimum (% of it) and its unlabeled error minus the global
+    optimum's (percentage points), each solver in its colour, filled when it ended in the global
+    minimum's basin (its labeling an optimal one). The supervised SVM, which ignores
+    the unlabeled points' loss, is left out: its gap (often over 100 %) would flatten the rest."""
+    titles = titles or {}
+    shown = [r for r in rows if r["solver"] != "SVMBaseline"]
+    names = list(dict.fromkeys(r["solver"] for r in shown))
+    colors = _solver_colors(names)
+    fig = go.Figure()
+    for name in names:
+        mine = [r for r in shown if r["solver"] == name]
+        fig.add_trace(go.Scatter(
+            x=[100 * r["gap"] for r in mine],
+            y=[100 * (r["error"] - r["global_error"]) for r in mine],
+            mode="markers", name=titles.get(name, name),
+            marker={"color": colors[name], "size": 11, "line": {"width": 1},
+                    "symbol": ["circle" if r["found_basin"] else "circle-open"
+                               for r in mine]},
+            customdata=[r["draw"] + 1 for r in mine],
+            hovertemplate="draw %{customdata}<br>%{x:.2f} % above the global minimum<br>"
+                          "%{y:+.1f} percentage points of error<extra></extra>"))
+    for line in ("x", "y"):  # the global minimum's own place
+        getattr(fig, f"add_{'v' if line == 'x' else 'h'}line")(
+            **{line: 0}, line={"color": "#999999", "dash": "dot", "width": 1})
+    fig.update_layout(height=440, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    fig.update_xaxes(title_text="objective above the global minimum (%)", rangemode="tozero")
+    fig.update_yaxes(title_text="error − the global optimum's (points)", zeroline=False)
+    return fig

@@ -1,0 +1,287 @@
+"""The film of a solver run as the Watch page's player plays it (``ui.player``): its arguments,
+and the player with its film as one page that plays offline (``film_page``).
+
+Streamlit-free and shared: a run's process builds the app's film at the end of its run
+(``engine.run.process.trace_work``), so that only bytes reach the server; the notebook's film
+(``engine.notebook``) and the command line's ``fit --film`` build the same.
+
+The numbers under the film (step, objective, gradient norm, unlabeled error and its difference
+to the supervised SVM) travel with the film, a few strings per frame, and the player shows
+those of the frame on screen: they move with the film while it plays, without a round trip to
+the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 50).
+
+The frames travel as bytes, compressed (zlib; the browser inflates them with its own
+DecompressionStream): the decision on the display grid quantised like the heatmaps
+(``engine.figures.palette``: f * FILL_STEPS in int8, saturated at |f| = DECISION_RANGE) and a
+colour value per point. A smooth decision function compresses about ninefold: 56 frames of a 60
+x 60 grid are 191 KB raw and 21 KB compressed, which keeps the film's payload well under a
+quarter of a megabyte with its numbers and the supervised SVM's boundary.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import zlib
+from pathlib import Path
+
+import numpy as np
+import plotly
+from plotly.colors import sample_colorscale, unlabel_rgb
+
+from s3vm_core.metrics import unlabeled_error
+from s3vm_explorer.engine.data import Generated
+from s3vm_explorer.engine.figures.film import player_figure
+from s3vm_explorer.engine.figures.palette import (
+    CLASS_COLORS,
+    DARK_COLORS,
+    DARK_FILL_OPACITY,
+    DECISION_FILL,
+    DECISION_SCALE,
+    FILL_LIMIT,
+    FILL_STEPS,
+    LEVEL_LINE_COLOR,
+    LEVEL_LINES,
+    class_colors,
+    fill_values,
+    point_style,
+    region_colors,
+)
+from s3vm_explorer.engine.metrics import UNKNOWN, n_classes_of
+from s3vm_explorer.engine.params import FILM_SPEEDS
+from s3vm_explorer.engine.protocol import Run, RunRequest
+from s3vm_explorer.engine.registry import SOLVERS
+from s3vm_explorer.engine.stages import event_text, returned_state, stage_text
+from toy_data import DATASETS, UNLABELED
+
+#: The player's own files (the page, the GIF writer, the player), played by the Watch page's
+#: component (``ui.player``) and saved as one page that plays offline (``film_page``).
+PLAYER_FOLDER = Path(__file__).with_name("film_player")
+PLAYER_FILES = ("index.html", "gif.js", "player.js")
+#: The installed plotly package's own plotly.js, so the player and the package agree.
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+#: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
+FRAME_MS = 50
+#: Time a looping film holds its last frame before it starts over: the result is what a
+#: lecturer talks over.
+HOLD_MS = 3000
+#: Why the film shows no error: the sentence of its tooltip.
+UNKNOWN_ERROR = ("Unknown: no unlabeled point has a known true class (an uploaded file's "
+                 "unlabeled rows have none unless its truth column gives them), so the error "
+                 "cannot be computed.")
+
+
+def film_context(request: RunRequest, labels: np.ndarray) -> dict:
+    """What a film is of, for what it saves (a PNG, a GIF, a page that plays offline): the
+    solver and its paper, the data set with its size and labels, and a file name that says
+    the same."""
+    solver = SOLVERS[request.solver]
+    source = request.source
+    data = (DATASETS[source.dataset].title if isinstance(source, Generated)
+            else f"your file {source.name}")
+    n_labeled = int(np.sum(labels != UNLABELED))
+    described = f"{data}, n = {len(labels)}, {n_labeled} labeled"
+    name = "-".join(_slug(part) for part in (solver.title.partition(" (")[0], data,
+                                               f"n{len(labels)}", f"{n_labeled} labeled"))
+    return {"solver": solver.title, "paper": solver.paper, "data": described, "name": name}
+
+
+def _slug(text: str) -> str:
+    """Text as a piece of a file name: lower-case words joined by hyphens."""
+    words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+    return "-".join(words)
+
+
+def film_id(run_key: tuple) -> str:
+    """The film's identity: a short digest of its run's cache key (data, labels, solver,
+    parameters). A new one is a new run, which opens on its final state."""
+    return hashlib.sha256(repr(run_key).encode()).hexdigest()[:16]
+
+
+def _levels(colorscale) -> np.ndarray:
+    """RGB (uint8, one row per level) of every quantised decision value -FILL_LIMIT …
+    +FILL_LIMIT (see ``engine.figures.palette.fill_values``) on ``colorscale``."""
+    colors = sample_colorscale(colorscale, np.linspace(0.0, 1.0, 2 * FILL_LIMIT + 1).tolist())
+    return np.round([unlabel_rgb(color) for color in colors]).astype(np.uint8)
+
+
+def _finite(values) -> list:
+    """JSON numbers: NaN and infinities (a stage without a value) become null."""
+    return [float(v) if math.isfinite(v) else None for v in values]
+
+
+def _number(value: float, spec: str) -> str:
+    """A number as the film shows it; a dash where a solver has none (the gradient of a
+    direct solve)."""
+    return format(value, spec) if math.isfinite(value) else "—"
+
+
+def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
+                 baseline=None) -> list[dict]:
+    """The numbers under the film, one string per frame each: step, objective, gradient norm
+    and, given the true labels ``y_true``, the unlabeled error, with its difference to the
+    supervised SVM's (``baseline``) as a note that says whether it is better."""
+    shown = [run.states[i] for i in run.frames]
+    step = {"label": "step", "values": [event_text(s) for s in shown]}
+    returned = returned_state(run.states)
+    if returned is not None:  # DA's last frame: the best state, not where the path ended
+        reached = run.states[returned]
+        step["notes"] = [""] * (len(shown) - 1) + [
+            f"the best state of the path, from step {reached.step}"]
+        step["better"] = [None] * len(shown)
+        step["help"] = ("The solver returns the state of lowest objective along its path "
+                        "(DA: Sindhwani et al. 2006, §3), not the path's last.")
+    numbers = [
+        step,
+        {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
+        {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
+    ]
+    if y_true is None:
+        return numbers
+    errors = np.array([unlabeled_error(s.train_decision, labels, y_true) for s in shown])
+    if np.isnan(errors).all():
+        return [*numbers, {"label": "unlabeled error", "values": [UNKNOWN] * len(shown),
+                           "help": UNKNOWN_ERROR}]
+    error = {"label": "unlabeled error", "values": [f"{100 * e:.1f} %" for e in errors],
+             "help": "Against the true classes of the unlabeled points (the generator's, or an "
+                     "uploaded file's truth column): did the unlabeled data help?"}
+    if baseline is not None and np.any(labels == UNLABELED):
+        reference = unlabeled_error(baseline.decision, labels, y_true)
+        change = np.round(100 * (errors - reference), 1)
+        error["notes"] = [f"{c:+.1f} percentage points vs supervised SVM" if c else
+                          "as the supervised SVM" for c in change]
+        error["better"] = [None if c == 0 else bool(c < 0) for c in change]
+    return [*numbers, error]
+
+
+def film_titles(run) -> list[str]:
+    """The film's title over each frame: the stage (``engine.stages.stage_text``), and on the last
+    frame of a solver that returned to an earlier state, what that state is."""
+    last = len(run.states) - 1
+    returned = returned_state(run.states) is not None
+    return [stage_text(run.states[i], returned and i == last) for i in run.frames]
+
+
+def _aspect(run) -> float:
+    """Width over height of the boundary plot's data ranges (its axes have equal scales)."""
+    width, height = np.ptp(run.grid_x), np.ptp(run.grid_y)
+    return float(np.clip(width / max(height, 1e-12), 0.25, 4.0))
+
+
+def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None = None,
+              show_baseline: bool = False, identity: str = "", speed: float = 1.0,
+              loop: bool = False, axis_titles: tuple[str, str] = ("", ""),
+              context: dict | None = None) -> dict:
+    """Everything the player needs to play ``run``, as component arguments: the still figure
+    (plotly JSON) and, per frame, the grid's decision values and the point colours
+    (zlib-compressed bytes), the stage text, the values the progress markers sit on and the
+    numbers (``film_numbers``). With ``show_baseline`` the supervised SVM's f = 0 is a dashed
+    line and its error the reference; ``identity`` is the film's id (``film_id``), ``speed``
+    and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``), ``context``
+    what the film is of (``film_context``: what it saves carries it, and its file names).
+
+    A one-vs-rest run (k > 2 classes) has the frames of k classes (``_one_vs_rest_frames``).
+    """
+    shown = [run.states[i] for i in run.frames]
+    n_classes = n_classes_of(run.point_decisions[-1])
+    frames = (_binary_frames(run, labels) if n_classes == 2
+              else _one_vs_rest_frames(run, labels, n_classes))
+    baseline = run.baseline if show_baseline else None
+    baseline_grid = baseline.grid if baseline is not None else None
+    return {
+        "film": identity,
+        "figure": player_figure(run, X2, labels, baseline_grid, axis_titles).to_json(),
+        "aspect": _aspect(run),
+        "grid": frames.pop("grid"),
+        "fill": frames.pop("fill"),
+        "fill_colors": _levels(DECISION_FILL).tobytes(),
+        "fill_steps": FILL_STEPS,
+        "lines": list(LEVEL_LINES),
+        "line_color": LEVEL_LINE_COLOR,
+        # on a dark page (Streamlit's dark theme) the player fades the scale's ends into the
+        # page's background itself, and swaps the figure's colours
+        "fill_ends": _levels(DECISION_SCALE)[[0, -1]].tolist(),
+        "dark_fill_opacity": DARK_FILL_OPACITY,
+        # (classes 4 and 5 of a one-vs-rest film are the lighter colours a dark page gives
+        # classes 0 and 1: there the classes keep their own)
+        "dark_colors": DARK_COLORS if n_classes <= 4 else {
+            old: new for old, new in DARK_COLORS.items() if old not in CLASS_COLORS},
+        "points": zlib.compress(np.asarray(frames.pop("points")).astype(np.uint8).tobytes()),
+        "point_colors": frames.pop("point_colors"),
+        "n_points": len(labels),
+        "points_trace": 0,
+        "states": run.frames.tolist(),
+        "titles": film_titles(run),
+        "steps": [s.step for s in shown],
+        "numbers": film_numbers(run, labels, y_true, baseline),
+        "progress": [
+            {"x": "xaxis2", "y": "yaxis2", "values": _finite(s.objective for s in shown)},
+            {"x": "xaxis3", "y": "yaxis3", "values": _finite(s.stage_value for s in shown)},
+        ],
+        "frame_ms": FRAME_MS,
+        "hold_ms": HOLD_MS,
+        "speeds": list(FILM_SPEEDS),
+        "speed": float(speed),
+        "loop": bool(loop),
+        "context": context or {},
+        "name": (context or {}).get("name", "s3vm-film"),
+        **frames,
+    }
+
+
+def _grid_args(run) -> dict:
+    """The display grid's ends and size, as the player reads them."""
+    return {"x": [float(run.grid_x[0]), float(run.grid_x[-1])],
+            "y": [float(run.grid_y[0]), float(run.grid_y[-1])],
+            "nx": len(run.grid_x), "ny": len(run.grid_y)}
+
+
+def _binary_frames(run, labels: np.ndarray) -> dict:
+    """A binary run's frames: f on the grid and each point's colour index (unlabeled points
+    take the colour of their predicted class, labeled ones keep theirs)."""
+    return {"grid": _grid_args(run),
+            "fill": zlib.compress(fill_values(run.grid_decisions).tobytes()),
+            "points": np.stack([point_style(labels, f > 0)[0] for f in run.point_decisions]),
+            "point_colors": [CLASS_COLORS[0], CLASS_COLORS[1]]}
+
+
+def _one_vs_rest_frames(run, labels: np.ndarray, n_classes: int) -> dict:
+    """A one-vs-rest run's frames: the k problems' f on the display grid, quantised like the
+    binary fill, ``(frames, k, ny, nx)`` int8 (the player paints each node in the light
+    colour of the class whose f is largest, ``region_colors``, and each problem's f = 0 in
+    its class's colour, ``class_lines``); each point's class, its label or the class it is
+    predicted, an index into the class colours; ``classes`` = k."""
+    labels = np.asarray(labels)
+    palette = list(class_colors(n_classes))
+    return {"classes": n_classes, "point_colors": palette, "grid": _grid_args(run),
+            "fill": zlib.compress(fill_values(run.grid_decisions).tobytes()),
+            "points": np.where(labels != UNLABELED, labels,
+                               np.argmax(run.point_decisions, axis=-1)),
+            "region_colors": region_colors(n_classes).tobytes(), "class_lines": palette}
+
+
+def film_page(args: dict, frame: int | None = None) -> str:
+    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
+    and the player inlined, the film's arguments (``film_args``; bytes in base64) in a script
+    before the player's, opening on ``frame`` (the last by default). The page the player's
+    "Save" row makes in the browser, made here for notebooks and the command line."""
+    saved = {"theme": None, "frame": len(args["states"]) - 1 if frame is None else int(frame),
+             "args": {key: {"base64": base64.b64encode(value).decode("ascii")}
+                      if isinstance(value, bytes) else value for key, value in args.items()}}
+    page = (PLAYER_FOLDER / "index.html").read_text(encoding="utf-8")
+    scripts = {"plotly.min.js": PLOTLY_JS.read_text(encoding="utf-8"),
+               "gif.js": (PLAYER_FOLDER / "gif.js").read_text(encoding="utf-8"),
+               "player.js": (PLAYER_FOLDER / "player.js").read_text(encoding="utf-8")}
+
+    def script(text: str) -> str:
+        return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+    for name, text in scripts.items():
+        inlined = script(text)
+        if name == "player.js":  # the film first: the player reads it as it starts
+            film = json.dumps(saved, allow_nan=False)
+            inlined = script(f"window.standaloneFilm = {film};") + inlined
+        page = page.replace(f'<script src="{name}"></script>', inlined)
+    return page

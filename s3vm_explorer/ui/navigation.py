@@ -1,0 +1,84 @@
+"""The app's pages and its router: ``app.py`` calls ``route``."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from s3vm_explorer.engine.markdown import literal
+
+PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wide"}
+#: Every page's margins and title, for a projector at 1024 x 768: the wide layout's 5rem at each
+#: side and 6rem above left a page's picture below the first screen.
+PAGE_STYLE = """<style>
+[data-testid="stMainBlockContainer"] { padding: 3.5rem 1.5rem 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.5rem; }
+</style>"""
+#: The app's pages: file in ``pages/``, title, Material icon. The first is the default page.
+PAGES = [
+    ("data", "Data & labels", "edit"),
+    ("watch", "Watch a solver", "play_circle"),
+    ("continuation", "Continuation (cS3VM)", "timeline"),
+    ("annealing", "Deterministic annealing", "thermostat"),
+    ("early_stopping", "LapSVM early stopping", "timer"),
+    ("compare", "Compare solvers", "leaderboard"),
+    ("local_minima", "Local minima", "landscape"),
+    ("about", "About the solvers", "menu_book"),
+]
+
+
+def app_pages() -> list:
+    """The router's pages (``st.navigation``'s argument)."""
+    return [st.Page(f"pages/{file}.py", title=title, icon=f":material/{icon}:",
+                    default=index == 0)
+            for index, (file, title, icon) in enumerate(PAGES)]
+
+
+#: Whether ``route`` has run in this server process (see ``enter_through_the_router``).
+_routed = False
+
+
+def route() -> None:
+    """The router (``app.py``): page configuration, then the page the address names (or the
+    first page, saying so, when the address names no page)."""
+    global _routed
+    _routed = True
+    st.set_page_config(**PAGE_CONFIG)
+    st.html(PAGE_STYLE)
+    page = st.navigation(app_pages())
+    if missing := _unknown_page():
+        path = missing if len(missing) <= 60 else f"{missing[:59]}…"
+        st.warning(f"This app has no page “/{literal(path)}”: here is its first page, "
+                   f"{page.title}. The sidebar lists every page.")
+    page.run()
+
+
+def _unknown_page() -> str | None:
+    """The page name of the address when it names no page of the router (Streamlit then runs
+    the first page), else None. Only the first run of a session asks by name: later ones ask
+    for a page by its hash."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    manager = context.pages_manager if context is not None else None
+    if manager is None or manager.intended_page_script_hash or not manager.intended_page_name:
+        return None
+    known = {info.get("url_pathname") for info in manager.get_pages().values()}
+    return None if manager.intended_page_name in known else manager.intended_page_name
+
+
+def enter_through_the_router() -> None:
+    """Give the router's page list to a page Streamlit started without the router.
+
+    Until ``st.navigation`` has run once in the server process, Streamlit takes a ``pages/``
+    folder beside the main script for old-style pages: a deep link such as ``/watch``, opened
+    first on a freshly started server, runs the page alone under an automatic list of file
+    names. Calling ``st.navigation`` here replaces that list with the router's and ends the
+    old-style mode for the process; the page goes on as the router would have run it. (AppTest
+    resets Streamlit's flag before every run, after its first run went through the router: it
+    is left alone then.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if not _routed and getattr(PagesManager, "uses_pages_directory", False):
+        st.set_page_config(**PAGE_CONFIG)
+        st.navigation(app_pages())
