@@ -101,18 +101,21 @@ def _subspace_step(Kt, y, F, gF):
     return -(V[:, keep] @ (c[keep] / lam[keep])), 1.0
 
 
-def _solve_node(Kt, b, y, cap, beta, u, max_iter: int) -> _QPResult:
+def _solve_node(Kt, b, y, cap, beta, u, max_iter: int, out_of_time=None) -> _QPResult:
     """The node's box QP by a primal active-set method, warm-started at ``beta`` (feasible,
     with ``u = K~ (y beta)``): the margin points move to the minimum of the QP on their
     subspace unless a bound stops one first; at that minimum, the bound point whose margin
     violates its KKT condition the most is freed. Exact up to ``_KKT_TOL``; should the active
-    set not settle within ``max_iter`` steps, the dual value at the feasible point reached is
-    still a valid bound (``converged`` False)."""
+    set not settle within ``max_iter`` steps, or ``out_of_time()`` say that the fit's budget
+    is spent, the dual value at the feasible point reached is still a valid bound
+    (``converged`` False)."""
     beta = beta.copy()
     u = u.copy()
     free = (beta > 0.0) & (beta < cap)
     converged = False
     for _ in range(max_iter):
+        if out_of_time is not None and out_of_time():
+            break
         F = np.flatnonzero(free)
         g = y * (u + b) - 1.0
         if F.size and np.max(np.abs(g[F])) > _KKT_TOL:
@@ -175,25 +178,29 @@ class _Incumbent(NamedTuple):
 class _Search:
     """What every node shares: the centred kernel ``K~ = Z Z^T``, the fixed bias, the costs;
     and the small pure pieces of the search (solve, score, bound, branch). The loop is the
-    generator of ``BranchAndBoundS3VM._iterate``."""
+    generator of ``BranchAndBoundS3VM._iterate``. ``out_of_time``: a function that says
+    when the fit's budget is spent (None: never); a QP then stops at the feasible point it has
+    reached, and ``descend`` at the best solution so far: both stay valid."""
 
-    def __init__(self, Kt, b, y, C, C_star, max_qp_iter):
+    def __init__(self, Kt, b, y, C, C_star, max_qp_iter, out_of_time=None):
         self.Kt, self.b = Kt, float(b)
         self.y = y.astype(np.int8)              # +-1 labeled, 0 unlabeled
         self.labeled = self.y != 0
         self.C, self.C_star = float(C), float(C_star)
         self.diag = np.maximum(np.diag(Kt).copy(), np.finfo(float).tiny)
         self.max_qp_iter = max_qp_iter
+        self.out_of_time = out_of_time
 
     def caps(self, labels) -> np.ndarray:
         return np.where(self.labeled, self.C, np.where(labels != 0, self.C_star, 0.0))
 
-    def solve(self, labels, beta, u) -> _QPResult:
+    def solve(self, labels, beta, u, within_budget=True) -> _QPResult:
         """The node QP for these labels, warm-started at ``beta`` (feasible for them: 0 at the
         free points, at most the cost elsewhere) with ``u = K~ (labels * beta)``. A solve that
-        does not settle still gives a valid bound (``_solve_node``), so the search goes on."""
+        does not settle still gives a valid bound (``_solve_node``), so the search goes on.
+        ``within_budget=False``: to its end whatever the budget."""
         return _solve_node(self.Kt, self.b, labels.astype(float), self.caps(labels), beta, u,
-                           self.max_qp_iter)
+                           self.max_qp_iter, self.out_of_time if within_budget else None)
 
     def outputs_of(self, labels, beta) -> np.ndarray:
         support = np.flatnonzero(beta > 0.0)
@@ -229,12 +236,13 @@ class _Search:
         relabelled problem at the same w has the value of eq. (2)). A local search in the
         labels, like label switching with all swaps at once."""
         best = _Incumbent(value, labels, beta, u, source)
-        while True:
+        while self.out_of_time is None or not self.out_of_time():
             signs = np.where(best.u + self.b >= 0.0, 1, -1)
             new_value, result, new_labels = self.leaf(signs, best.labels, best.beta)
             if not new_value < best.value - 1e-12 * max(1.0, abs(best.value)):
                 return best
             best = _Incumbent(new_value, new_labels, result.beta, result.u, source)
+        return best
 
     def single_increase(self, f, diag, sign):
         """For free points with outputs ``f`` and kernel diagonal ``diag``, a lower bound on
@@ -375,7 +383,8 @@ class BranchAndBoundS3VM(S3VMClassifier):
 
     Sizes (docs/benchmarks.md, "The exact global minimum"): proven optimal within seconds on
     two moons with 30 unlabeled points; on 100-200 points a budget (``max_nodes``,
-    ``max_time``) returns the incumbent and its certified gap, with a ``ConvergenceWarning``.
+    ``max_time``) returns the incumbent and its certified gap, with a ``ConvergenceWarning``
+    that says what stopped the search and where the seconds went.
 
     Parameters
     ----------
@@ -394,7 +403,9 @@ class BranchAndBoundS3VM(S3VMClassifier):
         ``"svm"``), whose answers start the incumbent, each fitted on the same data with the
         same kernel and costs (``matched_solvers``); their own warnings are not repeated, and
         one that cannot run is skipped with a ``SeedWarning``. ``()`` starts from the
-        supervised solution alone.
+        supervised solution alone. They run within ``max_time``: one that the budget stops
+        gives the labeling it had reached, and one that would start with less budget left
+        than the setup took (its own setup costs about as much) is skipped.
     branching : {"balanced", "confident"}, default="balanced"
         The unlabeled point a node branches on: ``"balanced"``, the one whose two children's
         bounds rise the most together (the product of the two lower bounds of the rise);
@@ -407,9 +418,21 @@ class BranchAndBoundS3VM(S3VMClassifier):
         per point each, ``9 n`` bytes and some 450 more); should they fill the memory a fit
         may take (``s3vm_core.memory``: half of the memory available by default), the search
         stops there as at a budget.
-    max_time : float > 0, default=60.0
-        Seconds of computation at most (the local solvers of ``init`` included; the time a
-        caller spends between two states of ``trace`` is not counted). ``np.inf``: no limit.
+    max_time : float > 0 or np.inf, default=60.0
+        Budget of the whole fit in seconds of process CPU time (``time.process_time``), from
+        the start of its setup: the kernel matrix and its kernel-PCA map, the local solvers
+        of ``init``, the exact solutions of their labelings and the search. What the caller
+        computes between two states of ``trace`` (drawing a frame) is not counted. CPU time,
+        unlike the wall clock, does not grow when other processes load the machine, so the
+        same fit stops at about the same point on a busy machine as on an idle one. It counts
+        every thread of the process: BLAS threads computing together spend it up to their
+        number of times faster than the clock (the setup runs with the caller's BLAS threads;
+        the search and the local solvers with one), and other threads of the calling process
+        that compute meanwhile (a server's) spend it too; run the fit in a process of its own
+        for a budget that is the fit's alone. The budget is checked between the steps of the
+        fit, down to each iteration of a node's QP; a step that cannot be interrupted (an
+        eigendecomposition of the kernel matrix, seconds at 2,000 points) can carry the fit
+        past it by that step. ``np.inf``: no limit.
     tol : float in [1e-12, 0.1], default=1e-9
         Relative optimality gap at which a node is pruned: the returned objective is proven
         within ``tol * max(1, objective)`` of the global minimum.
@@ -456,7 +479,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
         "max_nodes": [Bounded(Integral, 1, 10**8, closed="both",
                               why="every open node is kept in memory; beyond 1e8 they would "
                                   "not fit")],
-        "max_time": [Interval(Real, 0, None, closed="neither")],
+        "max_time": [Interval(Real, 0, math.inf, closed="right")],
         "tol": [Bounded(Real, 1e-12, 0.1, closed="both",
                         why="below 1e-12 the node QPs' round-off keeps nodes open forever; "
                             "above 0.1 the answer is no longer near the optimum")],
@@ -483,6 +506,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
         """``start``: decision values on the training points (a sequence of arrays of shape
         (n_samples,)), e.g. other solvers' ``decision_function(X)``: their signs on the
         unlabeled points are more starting labelings."""
+        self._budget = _CpuBudget(self.max_time)
         X, n = problem.X, problem.y.size
         self._init_names = _check_init(self.init)
         self._start = _check_start(start, n)
@@ -503,6 +527,9 @@ class BranchAndBoundS3VM(S3VMClassifier):
         self._Kt = Z @ Z.T
         self._X = X
         self._signed = problem.y
+        # the caller holds the control until it draws the first state: not the fit's time
+        self._budget.end_phase("setup")
+        self._budget.pause()
 
     def labeling_objective(self, y) -> float:
         """The minimum of eq. (2) when the unlabeled points keep the labels of ``y``: the
@@ -551,16 +578,23 @@ class BranchAndBoundS3VM(S3VMClassifier):
     # -- the search: the generator below is the only loop ----------------------------------
 
     def _iterate(self, problem):
-        clock = _Clock()
+        budget = self._budget
+        budget.resume()
         search = _Search(self._Kt, self.map_.bias, problem.y, self.C_, self.C_star_,
-                         max_qp_iter=10 * problem.y.size + 100)
+                         max_qp_iter=10 * problem.y.size + 100, out_of_time=budget.exhausted)
         labels = problem.y.astype(np.int8)
-        root = search.solve(labels, np.zeros(labels.size), np.zeros(labels.size))
+        # the root, the SVM on the labeled points alone (a QP of l points), is the least answer
+        # the fit returns: solved whatever the budget, so that a model exists
+        root = search.solve(labels, np.zeros(labels.size), np.zeros(labels.size),
+                            within_budget=False)
         incumbent = self._best_start(search, problem, root, labels)
+        budget.end_phase("starts")
         node = _Node(root.dual, root.dual, labels, root.beta, root.u)
         queue, order = [], count()
         n_nodes, reported, recorded = 0, root.dual, 0
-        yield self._state(search, incumbent, min(root.dual, incumbent.value), 0, 0, "init", 0)
+        with budget.paused():
+            yield self._state(search, incumbent, min(root.dual, incumbent.value), 0, 0, "init",
+                              0)
         stopped = None
         while True:
             threshold = incumbent.value - self.tol * max(1.0, abs(incumbent.value))
@@ -572,7 +606,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
             if node.bound >= threshold:
                 node = None
                 continue
-            stopped = self._budget_reached(n_nodes, clock.spent(), len(queue))
+            stopped = self._budget_reached(n_nodes, len(queue))
             if stopped is not None:
                 heapq.heappush(queue, (node.bound, next(order), node))
                 break
@@ -591,20 +625,22 @@ class BranchAndBoundS3VM(S3VMClassifier):
                         node.bound if node is not None else math.inf)
             if improved or lower - reported >= _BOUND_STEP * (incumbent.value - reported):
                 reported, recorded = lower, recorded + 1
-                with clock.paused():
+                with budget.paused():
                     yield self._state(search, incumbent, lower, n_nodes, len(queue), "iter",
                                       recorded)
+        budget.end_phase("search")
         if stopped is None:
             lower, proven = incumbent.value, True
         else:
             lower, proven = min(incumbent.value, queue[0][0]), False
-            self._warn_budget(stopped, incumbent.value, lower, n_nodes)
+            self._warn_budget(stopped, incumbent.value, lower, n_nodes, problem.y.size)
         yield self._state(search, incumbent, lower, n_nodes, len(queue), "final", recorded)
         return _Outcome(lower, proven, n_nodes, incumbent.source)
 
     def _best_start(self, search, problem, root, labels) -> _Incumbent:
         """The incumbent the search starts from: the best of the supervised solution (the
         root's) and of the starting labelings, each solved and improved by ``descend``."""
+        self._starts = {}
         value = search.value(labels, root.beta, root.u)
         best = search.descend(labels, root.beta, root.u, value, "svm")
         if problem.n_unlabeled == 0:
@@ -619,7 +655,13 @@ class BranchAndBoundS3VM(S3VMClassifier):
 
     def _starting_decisions(self, problem):
         """``(source, decision values on the training points)`` of each local solver of
-        ``init`` and each ``start`` array."""
+        ``init`` and each ``start`` array, within the budget: a local solver runs through its
+        ``trace`` and stops at the state where the budget is spent, giving that state's
+        labeling; one that would start with less budget left than the setup took is skipped
+        (its own setup, a kernel matrix of the same points and for cS3VM and ∇TSVM the same
+        kernel-PCA map, costs about as much). What became of each is kept for the budget's
+        warning (``self._starts``)."""
+        budget = self._budget
         n_labeled, n_unlabeled = problem.n_labeled, problem.n_unlabeled
         solvers = matched_solvers(self.C_, self.C_star_, n_labeled, n_unlabeled,
                                   kernel=self.kernel, sigma=self.sigma_, degree=self.degree,
@@ -627,16 +669,28 @@ class BranchAndBoundS3VM(S3VMClassifier):
         # the local solvers see the classes as 0 and 1, -1 for unlabeled points
         y = np.where(problem.y > 0, 1, np.where(problem.y < 0, 0, -1))
         for name, solver in solvers.items():
+            if budget.left() < budget.phases["setup"]:
+                self._starts[name] = "skipped"
+                continue
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # their warnings are about their own runs
-                    decision = solver.fit(self._X, y).decision_function(self._X)
+                    decision, finished = _latest_decision(solver.trace(self._X, y), budget)
             except (ValueError, TypeError) as error:
                 warnings.warn(f"The {name} start was skipped: {error}", SeedWarning,
                               stacklevel=5)
+                self._starts[name] = "failed"
                 continue
+            if decision is None:
+                self._starts[name] = "skipped"
+                continue
+            self._starts[name] = "done" if finished else "stopped"
             yield name, decision
         for index, decision in enumerate(self._start):
+            if budget.exhausted():
+                self._starts[f"start {index}"] = "skipped"
+                continue
+            self._starts[f"start {index}"] = "done"
             yield f"start {index}", decision
 
     def _state(self, search, incumbent: _Incumbent, lower, n_nodes, n_open, event, iteration):
@@ -649,51 +703,109 @@ class BranchAndBoundS3VM(S3VMClassifier):
             extras={"lower_bound": lower, "n_nodes": n_nodes, "n_open": n_open},
         )
 
-    def _budget_reached(self, n_nodes, seconds, n_open) -> str | None:
+    def _budget_reached(self, n_nodes, n_open) -> str | None:
         """Which budget stops the search now: ``"max_nodes"``, ``"max_time"``, ``"memory"``
         (the open nodes filled the memory allowed), or None."""
         if n_nodes >= self.max_nodes:
             return "max_nodes"
-        if seconds >= self.max_time:
+        if self._budget.exhausted():
             return "max_time"
         if n_open >= self._max_open:
             return "memory"
         return None
 
-    def _warn_budget(self, stopped, value, lower, n_nodes) -> None:
+    def _warn_budget(self, stopped, value, lower, n_nodes, n_points) -> None:
         limit = {"max_nodes": f"max_nodes={self.max_nodes} nodes",
-                 "max_time": f"max_time={self.max_time:g} s",
+                 "max_time": f"max_time={self.max_time:g} s of process CPU time",
                  "memory": f"{self._max_open} open nodes, all the memory allowed "
                            f"({self._memory_origin})"}[stopped]
         advice = ("Allow more memory" if stopped == "memory" else f"Increase {stopped}")
         gap = value - lower
         warnings.warn(
-            f"Branch and bound stopped at {limit} ({n_nodes} nodes explored) before proving "
-            f"the optimum: the returned objective {value:.6g} is at most {gap:.3g} "
-            f"({100 * gap / max(abs(value), np.finfo(float).tiny):.2g} %) above the global "
-            f"minimum (certified lower bound {lower:.6g}). {advice}, or use fewer unlabeled "
-            "points.", ConvergenceWarning, stacklevel=3,
+            f"Branch and bound stopped at {limit} before proving the optimum; it spent "
+            f"{self._spending(n_nodes, n_points)}. The returned objective {value:.6g} is at "
+            f"most {gap:.3g} ({100 * gap / max(abs(value), np.finfo(float).tiny):.3g} %) "
+            f"above the global minimum (certified lower bound {lower:.6g}). {advice}, or use "
+            "fewer unlabeled points.", ConvergenceWarning, stacklevel=3,
         )
 
+    def _spending(self, n_nodes, n_points) -> str:
+        """Where the fit's CPU seconds went, in words: the setup, the starting solutions
+        (what became of each local solver of ``init``), the search."""
+        phases = self._budget.phases
+        fates = {}
+        for name, fate in self._starts.items():
+            fates.setdefault(fate, []).append(name)
+        words = {"done": "run", "stopped": "stopped by the budget", "failed": "failed",
+                 "skipped": "skipped for want of budget"}
+        starts = "; ".join(f"{', '.join(names)} {words[fate]}" for fate, names in fates.items())
+        return (f"{sum(phases.values()):.2f} s of process CPU time: {phases['setup']:.2f} s "
+                f"setting up the kernel of {n_points} points, {phases['starts']:.2f} s on the "
+                f"starting solutions{' (' + starts + ')' if starts else ''}, "
+                f"{phases['search']:.2f} s searching {n_nodes} nodes")
 
-class _Clock:
-    """Seconds of computation of a generator, without the time it spends paused in a
-    ``yield`` (while its caller draws a frame)."""
 
-    def __init__(self):
-        self._start = time.perf_counter()
+def _latest_decision(states, budget) -> tuple[np.ndarray | None, bool]:
+    """Run a local solver's ``trace`` until its end or until the budget is spent: the
+    decision values of its last state on the training points (None before its first, its
+    "setup" states carry no model), and whether it ended."""
+    decision = None
+    for state in states:
+        if state.stage != "setup":
+            decision = state.train_decision
+        if state.event == "final":
+            return decision, True
+        if budget.exhausted():
+            states.close()
+            return decision, False
+    return decision, True
+
+
+class _CpuBudget:
+    """The process CPU seconds a fit spends (``time.process_time``, every thread of the
+    process), against its ``max_time``, without those spent while it is paused: while the
+    caller holds the control between two states of the trace. ``phases`` keeps the seconds
+    of each part of the fit as it ends (``end_phase``)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = float(seconds)
+        self.phases = {}
+        self._start = time.process_time()
         self._paused = 0.0
+        self._paused_at = None
+        self._phase_start = 0.0
 
     def spent(self) -> float:
-        return time.perf_counter() - self._start - self._paused
+        now = time.process_time() if self._paused_at is None else self._paused_at
+        return now - self._start - self._paused
+
+    def left(self) -> float:
+        return self.seconds - self.spent()
+
+    def exhausted(self) -> bool:
+        return self.spent() >= self.seconds
+
+    def end_phase(self, name: str) -> None:
+        spent = self.spent()
+        self.phases[name] = spent - self._phase_start
+        self._phase_start = spent
+
+    def pause(self) -> None:
+        if self._paused_at is None:
+            self._paused_at = time.process_time()
+
+    def resume(self) -> None:
+        if self._paused_at is not None:
+            self._paused += time.process_time() - self._paused_at
+            self._paused_at = None
 
     @contextmanager
     def paused(self):
-        at = time.perf_counter()
+        self.pause()
         try:
             yield
         finally:
-            self._paused += time.perf_counter() - at
+            self.resume()
 
 
 def _check_init(init) -> tuple[str, ...]:
