@@ -16,7 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from s3vm_core.objective import LOCAL_SOLVERS, common_objective, matched_solvers
+from s3vm_core.objective import (
+    LOCAL_SOLVERS,
+    _solver_names,
+    common_objective,
+    matched_solvers,
+)
 from s3vm_core.problem import encode_labels
 from s3vm_core.solvers.bnb import BranchAndBoundS3VM
 
@@ -34,8 +39,8 @@ class GlobalComparison:
     scores : dict
         Name -> its ``CommonObjective`` with the exact solver's C and C*.
     seconds : dict
-        Name -> fit time in seconds; ``"exact"`` for the branch and bound (the local solvers'
-        time not included: their answers are given to it as starts).
+        Name -> fit time in seconds of the wall clock; ``"exact"`` for the branch and bound
+        (the local solvers' time not included: their answers are given to it as starts).
     labelings : dict
         Name -> the minimum of eq. (2) for the labels the solver gives the unlabeled points
         (``BranchAndBoundS3VM.labeling_objective`` of its ``transduction_``): the bottom of
@@ -52,12 +57,19 @@ class GlobalComparison:
         optimum = self.exact.objective_
         return (value - optimum) / max(abs(optimum), np.finfo(float).tiny)
 
+    def _check_name(self, name) -> None:
+        if not isinstance(name, str) or name not in self.scores:
+            compared = ", ".join(map(repr, self.scores)) or "no local solver"
+            raise ValueError(f"No solver named {name!r} was compared; this comparison holds "
+                             f"{compared} (the exact solver is its .exact).")
+
     def gap(self, name: str) -> float:
         """The solver's own objective above the global minimum, relative to it:
         ``(balanced_value - objective_) / |objective_|`` (0 at the minimum; with a budget,
         relative to the incumbent, and possibly negative). The solvers that minimize a
         smooth surrogate (cS3VM, ∇TSVM, QN-S3VM) stay above 0 even in the right basin: see
         ``labeling_gap``."""
+        self._check_name(name)
         return self._relative(self.scores[name].balanced_value)
 
     def reached(self, name: str, rtol: float = 1e-6) -> bool:
@@ -68,6 +80,7 @@ class GlobalComparison:
         """The bottom of the solver's basin above the global minimum, relative to it: 0 when
         its labeling of the unlabeled points is an optimal one, whatever loss it minimized
         (docs/benchmarks.md: cS3VM's is on two moons in 17 draws of 20)."""
+        self._check_name(name)
         return self._relative(self.labelings[name])
 
     def found_basin(self, name: str, rtol: float = 1e-6) -> bool:
@@ -91,10 +104,25 @@ def compare_with_global_minimum(X, y, *, C=None, C_star=None, kernel="rbf", sigm
     its budget stops it before the proof (``exact.proven_`` False: its ``objective_`` is then
     the best found, ``lower_bound_`` certified).
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels, ``-1`` for unlabeled points.
+    C, C_star, kernel, sigma, degree, coef0, branching, max_nodes
+        As ``BranchAndBoundS3VM`` takes them, for every solver.
+    names : str or sequence of str, default=("svm", "cs3vm", "tsvm", "qn-s3vm", "da",
+            "label-switching")
+        The local solvers to compare (``matched_solvers``): one name, or several.
+    max_time : float > 0 or np.inf, default=60.0
+        The exact solver's budget in seconds of process CPU time (``BranchAndBoundS3VM``);
+        the local solvers run to their ends before it, outside it.
+
     Returns
     -------
     GlobalComparison
     """
+    names = _solver_names(names, ("svm", *LOCAL_SOLVERS))  # before the setup's seconds
     exact = BranchAndBoundS3VM(C=C, C_star=C_star, kernel=kernel, sigma=sigma, degree=degree,
                                coef0=coef0, init=(), branching=branching, max_nodes=max_nodes,
                                max_time=max_time)

@@ -264,7 +264,8 @@ def matched_solvers(C: float, C_star: float, n_labeled: int, n_unlabeled: int, *
     ``1 / (2 lam)``). ``"da"``: the hinge, ``lam = 1 / (l C)``, ``lam_u = u C* / (l C)`` (the
     DA paper's Eqn. 1 times ``1 / lam``). ``l`` and ``u`` are the numbers of labeled and
     unlabeled points. A solver whose translated parameters leave its own range refuses them
-    when it is fitted, naming the parameter.
+    when it is fitted, naming the parameter. ``names``: one of these names, or a sequence of
+    them.
 
     Returns
     -------
@@ -284,8 +285,22 @@ def matched_solvers(C: float, C_star: float, n_labeled: int, n_unlabeled: int, *
         "da": lambda: DeterministicAnnealingS3VM(lam=1.0 / (l * C), lam_u=u * C_star / (l * C),
                                                  loss="hinge", **kernel_params),
     }
-    unknown = [name for name in names if name not in makers]
-    if unknown:
-        raise ValueError(f"Unknown solver name {unknown[0]!r}; choose among "
-                         f"{', '.join(map(repr, makers))}.")
+    names = _solver_names(names, makers)
     return {name: makers[name]() for name in names}
+
+
+def _solver_names(names, known) -> tuple[str, ...]:
+    """``names`` as a tuple of names among ``known``: a string is one name (not its letters),
+    and anything else must be a sequence of names; refused otherwise, with the names known."""
+    choices = ", ".join(map(repr, known))
+    if isinstance(names, str):
+        names = (names,)
+    try:
+        names = tuple(names)
+    except TypeError:
+        raise TypeError(f"names must be a solver's name or a sequence of names among "
+                        f"{choices}; got {names!r}.") from None
+    unknown = [name for name in names if not isinstance(name, str) or name not in known]
+    if unknown:
+        raise ValueError(f"Unknown solver name {unknown[0]!r}; choose among {choices}.")
+    return names

@@ -38,3 +38,20 @@ def test_one_call_compares_every_solver_with_the_global_minimum():
     assert not comparison.reached("cs3vm") and comparison.found_basin("cs3vm")
     # for a solver that holds (3), its basin's bottom is below its own f
     assert comparison.labeling_gap("cs3vm") <= comparison.gap("cs3vm")
+
+
+def test_a_string_is_one_solver_and_an_unknown_name_is_said():
+    """Issue 40, item 3: names="svm" once compared the solvers 's', 'v', 'm'."""
+    X, _, labels = _moons(12, seed=1)
+    comparison = compare_with_global_minimum(X, labels, names="svm")
+    assert set(comparison.solvers) == {"svm"} and comparison.exact.proven_
+    with pytest.raises(ValueError, match=r"No solver named 'cs3vm' was compared; this "
+                                         r"comparison holds 'svm' \(the exact solver is its "
+                                         r"\.exact\)\."):
+        comparison.gap("cs3vm")
+    with pytest.raises(ValueError, match="No solver named 'exact'"):
+        comparison.found_basin("exact")
+    with pytest.raises(ValueError, match=r"Unknown solver name 'lds'; choose among 'svm', "):
+        compare_with_global_minimum(X, labels, names=("svm", "lds"))
+    with pytest.raises(TypeError, match="names must be a solver's name or a sequence of names"):
+        compare_with_global_minimum(X, labels, names=3)
