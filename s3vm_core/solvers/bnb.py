@@ -427,16 +427,19 @@ class BranchAndBoundS3VM(S3VMClassifier):
         the start of its setup: the kernel matrix and its kernel-PCA map, the local solvers
         of ``init``, the exact solutions of their labelings and the search. What the caller
         computes between two states of ``trace`` (drawing a frame) is not counted. CPU time,
-        unlike the wall clock, does not grow when other processes load the machine, so the
-        same fit stops at about the same point on a busy machine as on an idle one. It counts
-        every thread of the process: BLAS threads computing together spend it up to their
-        number of times faster than the clock (the setup runs with the caller's BLAS threads;
-        the search and the local solvers with one), and other threads of the calling process
-        that compute meanwhile (a server's) spend it too; run the fit in a process of its own
-        for a budget that is the fit's alone. The budget is checked between the steps of the
-        fit, down to each iteration of a node's QP; a step that cannot be interrupted (an
-        eigendecomposition of the kernel matrix, seconds at 2,000 points) can carry the fit
-        past it by that step. ``np.inf``: no limit.
+        unlike the wall clock, leaves out the time the fit waits for a core while other
+        processes load the machine, so on one BLAS thread the same fit stops at about the
+        same point on a busy machine as on an idle one. It counts every thread of the
+        process: BLAS threads computing together spend it up to their number of times faster
+        than the clock, and threads that wait for each other spin and spend it too, the more
+        so on a loaded machine (the setup runs with the caller's BLAS threads, the search and
+        the local solvers with one: ``threadpoolctl.threadpool_limits(1)`` around the fit
+        makes it all one); other threads of the calling process that compute meanwhile (a
+        server's) spend it as well: run the fit in a process of its own for a budget that is
+        the fit's alone. The budget is checked between the steps of the fit, down to the
+        iterations of a node's QP; a step that cannot be interrupted (an eigendecomposition
+        of the kernel matrix, seconds at 2,000 points) can carry the fit past it by that
+        step. ``np.inf``: no limit.
     tol : float in [1e-12, 0.1], default=1e-9
         Relative optimality gap at which a node is pruned: the returned objective is proven
         within ``tol * max(1, objective)`` of the global minimum.
