@@ -16,16 +16,26 @@ Without ``-g`` the grid is the library's ``default_grid`` for the solver (its de
 A grid's values are read as ``-p`` reads one (``s3vm_cli.commands``) and checked, each, by the
 solver's ``_parameter_constraints`` before any data is read. This module is not named
 ``select``, so that it never stands for the standard library's ``select`` module.
+
+A search's size is its points times its fits (``S3VMGridSearchCV.plan``: the grid points times
+the folds, the baseline's, the refits). From ``PROGRESS_FROM`` on, the command says the number
+of fits on stderr before the first, an estimate of the time after it, then its progress (the
+library's ``verbose=1``); beyond ``LARGE_SEARCH`` it does not start without ``--large``, and
+says why in a sentence with the number of fits and an estimate from two trial fits on
+``PROBE_POINTS`` of the points and half as many (exit code 2).
 """
 
 from __future__ import annotations
 
 import math
 import textwrap
+import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 from sklearn.base import clone
+from sklearn.utils import _safe_indexing
 
 from s3vm_cli.commands import (
     _dense_unless_accepted,
@@ -41,6 +51,18 @@ from s3vm_cli.frame import RunFailure, UsageError, command, quoted, say
 
 #: Significant digits of a number in the table.
 DIGITS = 4
+#: Points x fits from which the search says its fits, an estimate and its progress on stderr:
+#: below, a search takes seconds (the default grid, 56 fits, on 350 points).
+PROGRESS_FROM = 20_000
+#: Points x fits beyond which the search does not start without --large: the default grid (56
+#: fits) on about 1,800 points, where a fit of the slower solvers (LDS, DA, the graph kernel)
+#: takes seconds to a minute (docs/benchmarks.md, "Fit time against n") and the search minutes
+#: to hours.
+LARGE_SEARCH = 100_000
+#: Points of the larger of the two trial fits that estimate the time of a search refused as
+#: large (the other has half as many): enough that a fit's time is mostly its solver's, not
+#: its overhead, and at most a few seconds for every solver (docs/benchmarks.md).
+PROBE_POINTS = 1000
 #: Characters of a line of the help's notes.
 WIDTH = 98
 
@@ -75,7 +97,11 @@ def select_command(parser):
                         help="the data file's format (default: by its name, else its content)")
     parser.add_argument("--n-jobs", type=int, default=None, metavar="N",
                         help="run the grid's groups of fits (one per kernel width or graph) "
-                        "in N processes")
+                        "in N processes (-1: one per core)")
+    parser.add_argument("--large", action="store_true",
+                        help=f"start a search of more than {LARGE_SEARCH:,} points x fits, "
+                        "which the command otherwise refuses with the number of fits and an "
+                        "estimate of its time")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="the table only: no warnings, no summary (errors are still said)")
     parser.epilog += "\n\n" + _default_grids_help()
@@ -111,6 +137,12 @@ def run_select(args) -> int:
     if args.folds < 2:
         raise UsageError(f"--folds must be at least 2 (one fold to test, one to train), got "
                          f"{args.folds}.")
+    if args.seed is not None and not 0 <= args.seed < 2**32:
+        raise UsageError(f"--seed must be a whole number from 0 to {2**32 - 1}, got "
+                         f"{args.seed}.")
+    if args.n_jobs is not None and (args.n_jobs == 0 or args.n_jobs < -1):
+        raise UsageError(f"--n-jobs must be a number of processes, at least 1, or -1 for one "
+                         f"per core; got {args.n_jobs}.")
     estimator = _estimator(args.solver, args.param)
     grid = _grid(estimator, args.grid, fixed=args.param)
     name = type(estimator).__name__
@@ -140,6 +172,21 @@ def run_select(args) -> int:
         if wrapped:
             grid = {f"estimator__{key}": values for key, values in grid.items()}
     search = S3VMGridSearchCV(estimator, grid, cv=splitter, n_jobs=args.n_jobs)
+    try:
+        plan = search.plan(X, data.y)
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    size = plan.n_samples * plan.n_fits
+    if size > LARGE_SEARCH and not args.large:
+        raise UsageError(
+            f"This search is large: {plan} ({size:,} points x fits, beyond the "
+            f"{LARGE_SEARCH:,} that s3vm select starts without asking); "
+            f"{_estimate(estimator, grid, plan, X, data.y)}. Add --large to run it, or "
+            "select on fewer points or a smaller grid (-g)."
+        )
+    if size >= PROGRESS_FROM and not args.quiet:
+        search.set_params(verbose=1)
+        search._report = say  # the library's progress lines, as the command's own
     with warnings.catch_warnings(record=True) as caught:
         if not args.quiet:
             warnings.simplefilter("always")
@@ -170,6 +217,47 @@ def run_select(args) -> int:
     if saved and not args.quiet:
         say(f"Saved {' and '.join(saved)}.")
     return 0
+
+
+def _estimate(estimator, grid, plan, X, y) -> str:
+    """About how long the estimator's fits of a search take, in words, from two trial fits of
+    its first grid point on ``PROBE_POINTS`` points and on half as many (every labeled point
+    kept, the others drawn at random): the second's time, scaled to all the points as the
+    time grew between the two (as n^g, g held within [1, 3]: a kernel solver's time grows
+    as n to n^3, docs/benchmarks.md "Fit time against n")."""
+    from sklearn.model_selection import ParameterGrid
+
+    from s3vm_core.model_selection import duration_in_words
+
+    model = clone(estimator).set_params(**next(iter(ParameterGrid(grid))))
+    sizes = (max(min(plan.n_samples, PROBE_POINTS) // 2, 2), min(plan.n_samples, PROBE_POINTS))
+    seconds = []
+    try:
+        for size in sizes:
+            rows = _probe_rows(y, size)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the search's own fits will say theirs
+                start = time.perf_counter()
+                clone(model).fit(_safe_indexing(X, rows), y[rows])
+                seconds.append(time.perf_counter() - start)
+    except (ValueError, TypeError, ArithmeticError) as error:
+        return f"its time is unknown: a trial fit on {size} of the points failed ({error})"
+    growth = min(max(math.log(seconds[1] / seconds[0]) / math.log(sizes[1] / sizes[0]), 1.0),
+                 3.0)
+    fits = plan.n_candidates * plan.n_splits + min(plan.n_refits, 1)
+    total = fits * seconds[1] * (plan.n_samples / sizes[1]) ** growth
+    return (f"trial fits of {plan.estimator} on {sizes[0]:,} and {sizes[1]:,} of the points "
+            f"took {seconds[0]:.2g} s and {seconds[1]:.2g} s, so its {fits} fits on all "
+            f"{plan.n_samples:,} would take about {duration_in_words(total)} (its time growing "
+            f"as n^{growth:.1f})")
+
+
+def _probe_rows(y, size: int) -> np.ndarray:
+    """``size`` rows of a trial fit: every labeled point, the others drawn at random (seed 0)."""
+    labeled, others = np.flatnonzero(y != -1), np.flatnonzero(y == -1)
+    room = min(max(size - labeled.size, 0), others.size)
+    drawn = np.random.default_rng(0).choice(others, room, replace=False)
+    return np.sort(np.concatenate([labeled, drawn]))
 
 
 def _grid(estimator, settings: list[str], fixed: list[str]) -> dict | None:

@@ -15,14 +15,7 @@ __version__ = "0.2.0"
 
 from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
 from s3vm_core.estimator_checks import expected_failed_checks
-from s3vm_core.global_opt import (
-    BranchAndBoundS3VM,
-    CommonObjective,
-    GlobalComparison,
-    common_objective,
-    compare_with_global_minimum,
-    matched_solvers,
-)
+from s3vm_core.local_minima import GlobalComparison, compare_with_global_minimum
 from s3vm_core.model_selection import (
     LabeledStratifiedKFold,
     S3VMGridSearchCV,
@@ -31,7 +24,9 @@ from s3vm_core.model_selection import (
     estimate_positive_fraction,
 )
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
+from s3vm_core.objective import CommonObjective, common_objective, matched_solvers
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
+from s3vm_core.solvers.bnb import BranchAndBoundS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
 from s3vm_core.solvers.qn import QNS3VM

@@ -18,7 +18,8 @@ semi-supervised solver needs every one of them. Here
   (``comparison_``) and warns (``UnlabeledDidNotHelpWarning``) when it did not. Work that does
   not depend on the grid's costs is done once (``s3vm_core.reuse``): the kernel matrix once
   per sigma, its kernel-PCA map once per sigma and fold, the graph once per k, the rho-path
-  distances and their MDS once per rho.
+  distances and their MDS once per rho. ``plan`` counts its fits before any runs
+  (``SearchPlan``), and ``verbose`` says them, an estimate of the time and the progress.
 * ``estimate_positive_fraction`` estimates the class ratio of the unlabeled points from the
   supervised baseline's predictions, for the solvers whose balance constraint would
   otherwise take the ratio of the labels (see its docstring for when that misleads).
@@ -32,19 +33,26 @@ first.
 from __future__ import annotations
 
 import math
+import sys
 import time
 import warnings
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.exceptions import FitFailedWarning
+from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.model_selection import BaseCrossValidator, ParameterGrid
 from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from s3vm_core.problem import check_label_kinds, unlabeled_mask
@@ -57,6 +65,7 @@ __all__ = [
     "Comparison",
     "LabeledStratifiedKFold",
     "S3VMGridSearchCV",
+    "SearchPlan",
     "UnlabeledDidNotHelpWarning",
     "default_grid",
     "estimate_positive_fraction",
@@ -136,8 +145,9 @@ class LabeledStratifiedKFold(BaseCrossValidator):
     shuffle : bool, default=False
         Shuffle each class's labeled points before dealing them (otherwise in the order of
         ``y``).
-    random_state : int, RandomState instance or None, default=None
-        The shuffle's seed (used only with ``shuffle=True``).
+    random_state : int in [0, 2**32 - 1], RandomState instance or None, default=None
+        The shuffle's seed; with ``shuffle=False`` it must stay None (as scikit-learn's
+        ``KFold`` says: it would have no effect).
 
     Examples
     --------
@@ -153,7 +163,7 @@ class LabeledStratifiedKFold(BaseCrossValidator):
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         """The number of folds, ``n_splits``."""
-        self._check_n_splits()
+        self._check_params()
         return int(self.n_splits)
 
     def split(self, X, y=None, groups=None):
@@ -174,16 +184,34 @@ class LabeledStratifiedKFold(BaseCrossValidator):
             )
         return super().split(X, y, groups)
 
-    def _check_n_splits(self) -> None:
+    def _check_params(self) -> None:
         if (isinstance(self.n_splits, bool) or not isinstance(self.n_splits, Integral)
                 or self.n_splits < 2):
             raise ValueError(
                 f"n_splits must be a whole number of at least 2 (folds), got "
                 f"{self.n_splits!r}."
             )
+        if not isinstance(self.shuffle, bool | np.bool_):
+            raise ValueError(f"shuffle must be True or False, got {self.shuffle!r}.")
+        if self.random_state is None:
+            return
+        if not self.shuffle:
+            raise ValueError(
+                f"random_state={self.random_state!r} has no effect with shuffle=False (the "
+                "labeled points are dealt in the order of y): leave it None, or set "
+                "shuffle=True."
+            )
+        if not isinstance(self.random_state, np.random.RandomState) and (
+                isinstance(self.random_state, bool | np.bool_)
+                or not isinstance(self.random_state, Integral)
+                or not 0 <= self.random_state < 2**32):
+            raise ValueError(
+                f"random_state must be a whole number from 0 to 2**32 - 1, a numpy "
+                f"RandomState or None, got {self.random_state!r}."
+            )
 
     def _iter_test_indices(self, X=None, y=None, groups=None):
-        self._check_n_splits()
+        self._check_params()
         fold_of, labeled = labeled_folds(y, self.n_splits, self.shuffle, self.random_state)
         for k in range(self.n_splits):
             yield labeled[fold_of == k]
@@ -271,6 +299,54 @@ class Comparison:
                 "supervised model, or widen the grid (other sigma, smaller C*).")
 
 
+@dataclass(frozen=True)
+class SearchPlan:
+    """The fits ``S3VMGridSearchCV.fit`` runs, counted before the first
+    (``S3VMGridSearchCV.plan``).
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's name.
+    baseline : str or None
+        The baseline's name (None without one).
+    n_candidates, n_baseline_candidates : int
+        Grid points of each (0 for the baseline when there is none).
+    n_splits : int
+        Folds: every grid point of both is fitted on each.
+    n_refits : int
+        Fits on all the data at the end: one for each model with ``refit=True``, else 0.
+    n_samples : int
+        Points of every fit.
+    """
+
+    estimator: str
+    baseline: str | None
+    n_candidates: int
+    n_baseline_candidates: int
+    n_splits: int
+    n_refits: int
+    n_samples: int
+
+    @property
+    def n_fits(self) -> int:
+        """Every fit: ``(n_candidates + n_baseline_candidates) * n_splits + n_refits``."""
+        return (self.n_candidates + self.n_baseline_candidates) * self.n_splits + self.n_refits
+
+    def __str__(self) -> str:
+        parts = [f"{self.n_candidates} grid point{_s(self.n_candidates)} of {self.estimator} "
+                 f"on {self.n_splits} folds"]
+        if self.baseline is not None:
+            parts.append(f"{self.n_baseline_candidates} of {self.baseline} on the same folds")
+        if self.n_refits:
+            parts.append(f"{self.n_refits} refit{_s(self.n_refits)} on all the points")
+        return f"{self.n_fits} fits on {self.n_samples:,} points: {', '.join(parts)}"
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
 class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Exhaustive search over a grid by folds of the labeled points, beside the SVM baseline.
 
@@ -319,9 +395,15 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Compute the kernels, kernel-PCA maps, graphs and path distances once (see above).
     refit : bool, default=True
         Refit the selected estimator and baseline on all the data (``best_estimator_``,
-        ``baseline_best_estimator_``).
-    n_jobs : int or None, default=None
-        joblib workers; each runs the grid points that share a setup.
+        ``baseline_best_estimator_``). ``False`` keeps the cross-validation results only:
+        no model to ``predict`` with.
+    n_jobs : int >= 1, -1 or None, default=None
+        joblib workers (-1: one per core); each runs the grid points that share a setup.
+    verbose : int >= 0, default=0
+        What the search says on stderr while it runs (as joblib's progress does, so that a
+        program's own output stays its own): 0 nothing; 1 the number of fits before the first
+        (``plan``), after it an estimate of the time left at its pace, then how far it has
+        come at each tenth of the fits; 2 also every fit, with its parameters, fold and time.
 
     Attributes
     ----------
@@ -341,6 +423,8 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
     n_splits_ : int
     reuse_stats_ : ReuseStats or None
         What the reuse saved, summed over the workers (None with ``reuse=False``).
+
+    Before a long search, ``plan(X, y)`` counts its fits without running any.
     """
 
     _parameter_constraints: dict = {
@@ -352,11 +436,13 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         "held_out": [StrOptions({"unlabeled", "removed"})],
         "reuse": ["boolean"],
         "refit": ["boolean"],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, 1, None, closed="left"),
+                   Interval(Integral, None, -1, closed="right"), None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, estimator, param_grid, *, cv=3, baseline="svm", baseline_grid=None,
-                 held_out="unlabeled", reuse=True, refit=True, n_jobs=None):
+                 held_out="unlabeled", reuse=True, refit=True, n_jobs=None, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.cv = cv
@@ -366,6 +452,7 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.reuse = reuse
         self.refit = refit
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------------------
 
@@ -379,34 +466,35 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             Class labels, ``-1`` for unlabeled points; at least 2 labeled points of each class.
         """
         self._validate_params()
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != _n_samples(X):
-            raise ValueError(
-                f"y must hold one label (or -1) per point of X: X has {_n_samples(X)} points, "
-                f"y has shape {y.shape}."
-            )
-        folds = self._folds(X, y)
+        self._clear_fitted()  # a fit with refit=False must not keep an earlier fit's model
+        y, folds, grid, baseline, baseline_grid = self._prepared(X, y)
         self.n_splits_ = len(folds)
-        grid = list(ParameterGrid(self.param_grid))
-        baseline = self._baseline()
+        plan = self._plan(X, folds, grid, baseline, baseline_grid)
+        progress = _Progress(plan, self.verbose, self._report, effective_n_jobs(self.n_jobs),
+                             quick_baseline=self.baseline == "svm", reuse=self.reuse)
         stats = []
-        self.cv_results_ = self._search(self.estimator, grid, X, y, folds, stats)
+        self.cv_results_ = self._search(self.estimator, grid, X, y, folds, stats, progress,
+                                        "estimator")
         self.best_index_ = _best(self.cv_results_)
         self.best_params_ = self.cv_results_["params"][self.best_index_]
         self.best_score_ = self.cv_results_["mean_test_score"][self.best_index_]
         if baseline is not None:
-            baseline_grid = list(ParameterGrid(self._baseline_grid(grid)))
-            self.baseline_cv_results_ = self._search(baseline, baseline_grid, X, y, folds, stats)
+            self.baseline_cv_results_ = self._search(baseline, baseline_grid, X, y, folds, stats,
+                                                     progress, "baseline")
             index = _best(self.baseline_cv_results_)
             self.baseline_best_params_ = self.baseline_cv_results_["params"][index]
             self.baseline_best_score_ = self.baseline_cv_results_["mean_test_score"][index]
         self.reuse_stats_ = _summed(stats) if self.reuse else None
         if self.refit:
             self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_)
-            self.best_estimator_.fit(X, y)
+            with progress.refit("estimator", self.best_params_):
+                self.best_estimator_.fit(X, y)
             if baseline is not None:
                 self.baseline_best_estimator_ = clone(baseline).set_params(
-                    **self.baseline_best_params_).fit(X, y)
+                    **self.baseline_best_params_)
+                with progress.refit("baseline", self.baseline_best_params_):
+                    self.baseline_best_estimator_.fit(X, y)
+        progress.end()
         if baseline is not None:
             self.comparison_ = Comparison(
                 estimator=_name(self.estimator), estimator_error=1.0 - self.best_score_,
@@ -416,6 +504,67 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
             if not self.comparison_.helped:
                 warnings.warn(self.comparison_.message, UnlabeledDidNotHelpWarning, stacklevel=2)
         return self
+
+    def plan(self, X, y) -> SearchPlan:
+        """The fits ``fit(X, y)`` would run, counted without running any: to see the size of
+        a search before starting it (``s3vm select`` refuses a large one without
+        ``--large``). Checks the parameters, the folds and the grids as ``fit`` does.
+
+        Returns
+        -------
+        SearchPlan
+        """
+        self._validate_params()
+        _, folds, grid, baseline, baseline_grid = self._prepared(X, y)
+        return self._plan(X, folds, grid, baseline, baseline_grid)
+
+    def _validate_params(self):
+        """scikit-learn's validation, after refusing a bool where a number is expected (``True``
+        is an ``int`` to Python: ``n_jobs=True`` would pass as 1 worker)."""
+        for name in ("cv", "n_jobs"):
+            value = getattr(self, name)
+            if isinstance(value, bool | np.bool_):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, not "
+                    f"the boolean {value!r}."
+                )
+        super()._validate_params()
+
+    def _clear_fitted(self) -> None:
+        for name in [name for name in vars(self)
+                     if name.endswith("_") and not name.startswith("_")]:
+            delattr(self, name)
+
+    def _prepared(self, X, y):
+        """``(y, folds, grid, baseline, baseline_grid)`` of a search on ``X, y``, checked."""
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != _n_samples(X):
+            raise ValueError(
+                f"y must hold one label (or -1) per point of X: X has {_n_samples(X)} points, "
+                f"y has shape {y.shape}."
+            )
+        folds = self._folds(X, y)
+        grid = _grid_points(self.param_grid, "param_grid", "{} to cross-validate the estimator "
+                            "with its own parameters")
+        baseline = self._baseline()
+        baseline_grid = None
+        if baseline is not None:
+            baseline_grid = _grid_points(self._baseline_grid(grid), "baseline_grid",
+                                         "None for the estimator's kernel values and C")
+        return y, folds, grid, baseline, baseline_grid
+
+    def _plan(self, X, folds, grid, baseline, baseline_grid) -> SearchPlan:
+        return SearchPlan(
+            estimator=_name(self.estimator),
+            baseline=None if baseline is None else _name(baseline),
+            n_candidates=len(grid),
+            n_baseline_candidates=0 if baseline is None else len(baseline_grid),
+            n_splits=len(folds), n_refits=(1 + (baseline is not None)) * bool(self.refit),
+            n_samples=_n_samples(X))
+
+    def _report(self, message: str) -> None:
+        """Say a line of the search's progress (``verbose``): on stderr, named."""
+        print(f"[{type(self).__name__}] {message}", file=sys.stderr, flush=True)
 
     def _folds(self, X, y):
         cv = LabeledStratifiedKFold(self.cv) if isinstance(self.cv, Integral) else self.cv
@@ -467,15 +616,29 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         return isinstance(self.estimator, OneVsRestS3VM)
 
-    def _search(self, estimator, grid, X, y, folds, stats) -> dict:
-        """Every grid point on every fold; the ``cv_results_`` of the grid."""
+    def _search(self, estimator, grid, X, y, folds, stats, progress, model) -> dict:
+        """Every grid point on every fold; the ``cv_results_`` of the grid. ``progress``
+        hears of each fit as it ends (in one process), or of each group of fits (with
+        workers)."""
         groups = defaultdict(list)
         for index, point in enumerate(grid):
             groups[_setup_key(point)].append(index)
         tasks = [[(i, grid[i]) for i in indices] for indices in groups.values()]
-        done = Parallel(n_jobs=self.n_jobs)(
-            delayed(_run_group)(estimator, points, X, y, folds, self.held_out, self.reuse)
-            for points in tasks)
+
+        def ended(record):
+            progress.fitted(model, record, grid[record["index"]])
+
+        if effective_n_jobs(self.n_jobs) == 1:
+            done = [_run_group(estimator, points, X, y, folds, self.held_out, self.reuse,
+                               on_fit=ended) for points in tasks]
+        else:
+            done = []
+            for group in Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(
+                    delayed(_run_group)(estimator, points, X, y, folds, self.held_out,
+                                        self.reuse) for points in tasks):
+                for record in group[0]:
+                    ended(record)
+                done.append(group)
         records = [record for group, _ in done for record in group]
         stats.extend(s for _, s in done if s is not None)
         _warn_collected(records, _name(estimator), len(grid) * len(folds))
@@ -485,29 +648,37 @@ class S3VMGridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def predict(self, X):
         """``best_estimator_.predict``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
+        return self._model().predict(X)
 
     def decision_function(self, X):
         """``best_estimator_.decision_function``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
+        return self._model().decision_function(X)
 
     def score(self, X, y, sample_weight=None) -> float:
         """``best_estimator_.score``: accuracy on the labeled points of ``y``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
+        return self._model().score(X, y, sample_weight=sample_weight)
 
     @property
     def classes_(self):
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.classes_
+        return self._model().classes_
 
     @property
     def transduction_(self):
         """The selected estimator's labels of the training points."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.transduction_
+        return self._model().transduction_
+
+    def _model(self):
+        """``best_estimator_``, or a sentence on why there is none."""
+        check_is_fitted(self, "cv_results_")
+        if not hasattr(self, "best_estimator_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} was fitted with refit=False, which keeps the "
+                "cross-validation results (cv_results_, best_params_) but no model to predict "
+                "with: fit it with refit=True, or fit the estimator with the chosen "
+                "parameters yourself, clone(search.estimator).set_params("
+                "**search.best_params_).fit(X, y)."
+            )
+        return self.best_estimator_
 
     def table(self) -> list[dict]:
         """The cross-validation table, one row a grid point, the estimator's then the
@@ -532,6 +703,139 @@ def _n_samples(X) -> int:
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
+def _grid_points(param_grid, name: str, otherwise: str) -> list[dict]:
+    """The points of a grid (``ParameterGrid``), refused when there is none."""
+    points = list(ParameterGrid(param_grid))
+    if not points:
+        raise ValueError(
+            f"{name} is empty ({param_grid!r}), so there is nothing to cross-validate: give "
+            f"the values to try, e.g. {{'C': [1.0, 10.0]}}, or {otherwise}."
+        )
+    return points
+
+
+class _Progress:
+    """The fits of a search as they end, and what ``verbose`` says of them: the plan before
+    the first, after it an estimate of the time left, then how far the search has come at
+    each tenth of the fits; with ``verbose >= 2`` every fit.
+
+    The estimate takes each model's fits left at the mean time of its fits so far: in one
+    process the wall clock from one fit's end to the next's (its scoring and the machine's
+    load included), with workers each fit's own time spread over them (the refits run
+    alone). Before the baseline's first fit its fits count at the estimator's pace, or at
+    none when it is the SVM on the labeled points alone (``quick_baseline``: milliseconds
+    beside a semi-supervised fit on every point)."""
+
+    def __init__(self, plan: SearchPlan, verbose: int, report, workers: int,
+                 quick_baseline: bool, reuse: bool):
+        self.plan, self.verbose, self.report, self.reuse = plan, int(verbose), report, reuse
+        self.workers, self.quick_baseline = max(int(workers), 1), quick_baseline
+        self.cv_fits = {"estimator": plan.n_candidates * plan.n_splits,
+                        "baseline": plan.n_baseline_candidates * plan.n_splits}
+        self.refits = {"estimator": int(plan.n_refits > 0),
+                       "baseline": int(plan.n_refits > 1)}
+        self.names = {"estimator": plan.estimator, "baseline": plan.baseline}
+        self.done = {"estimator": 0, "baseline": 0}
+        self.seconds = {"estimator": 0.0, "baseline": 0.0}
+        self.timed = {"estimator": 0, "baseline": 0}
+        self.tenths_said = 0
+        self.start = self.last = time.perf_counter()
+        if self.verbose:
+            self.report(f"{plan}.")
+
+    @property
+    def n_done(self) -> int:
+        return sum(self.done.values())
+
+    def fitted(self, model: str, record: dict, params: dict) -> None:
+        self.done[model] += 1
+        now = time.perf_counter()
+        seconds = now - self.last if self.workers == 1 else record["seconds"]
+        self.last = now
+        if math.isfinite(seconds):
+            self.seconds[model] += seconds
+            self.timed[model] += 1
+        if not self.verbose:
+            return
+        total, done = self.plan.n_fits, self.n_done
+        if self.verbose >= 2:
+            where = ("on all the points" if record.get("fold") is None
+                     else f"fold {record['fold'] + 1} of {self.plan.n_splits}")
+            outcome = (f"failed ({record['error']})" if record.get("error")
+                       else duration_in_words(record["seconds"]))
+            self.report(f"fit {done}/{total}: {self.names[model]} with "
+                        f"{_settings(params)}, {where}: {outcome}.")
+        tenths = 10 * done // total
+        if done == 1 and total > 1:
+            reused = ", less as the next fits reuse its setup" if self.reuse else ""
+            self.report(f"The first fit took {duration_in_words(record['seconds'])}: about "
+                        f"{duration_in_words(self.left())} left at its pace{reused}"
+                        f"{self._baseline_note()}.")
+        elif tenths > self.tenths_said and done < total:
+            self.report(f"{done}/{total} fits in {duration_in_words(self.elapsed())}; about "
+                        f"{duration_in_words(self.left())} left{self._baseline_note()}.")
+        self.tenths_said = max(self.tenths_said, tenths)
+
+    @contextmanager
+    def refit(self, model: str, params: dict):
+        """A context that times the refit of ``model`` on all the points."""
+        start = time.perf_counter()
+        yield
+        self.fitted(model, {"seconds": time.perf_counter() - start, "fold": None,
+                            "error": None}, params)
+
+    def end(self) -> None:
+        if self.verbose:
+            self.report(f"{self.n_done} fits in {duration_in_words(self.elapsed())}.")
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def _pace(self, model: str) -> float:
+        if self.timed[model]:
+            return self.seconds[model] / self.timed[model]
+        if model == "baseline" and self.quick_baseline:
+            return 0.0
+        return self._pace("estimator") if model == "baseline" else math.nan
+
+    def left(self) -> float:
+        """Seconds of the wall clock left, about (see the class)."""
+        seconds = 0.0
+        for model in ("estimator", "baseline"):
+            cv_left = max(self.cv_fits[model] - self.done[model], 0)
+            refits_left = self.refits[model] - max(self.done[model] - self.cv_fits[model], 0)
+            pace = self._pace(model)
+            if cv_left or refits_left:
+                seconds += pace * (cv_left / self.workers + refits_left)
+        return seconds
+
+    def _baseline_note(self) -> str:
+        if self.quick_baseline and self.plan.baseline is not None and not self.timed[
+                "baseline"]:
+            return (f" (not counting the {self.cv_fits['baseline']} quick fits of "
+                    f"{self.plan.baseline} on the labeled points alone)")
+        return ""
+
+
+def duration_in_words(seconds: float) -> str:
+    """Seconds in words, as the search's progress says them: "0.42 s", "12 s", "3 min",
+    "1.5 h"; "an unknown time" for nan."""
+    if not math.isfinite(seconds):
+        return "an unknown time"
+    if seconds < 10:
+        return f"{seconds:.2g} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _settings(params: dict) -> str:
+    return ", ".join(f"{name}={value!r}" for name, value in params.items()) or "its own " \
+        "parameters"
+
+
 def _name(estimator) -> str:
     inner = getattr(estimator, "estimator", None)
     if inner is not None and type(estimator).__name__ == "OneVsRestS3VM":
@@ -552,20 +856,21 @@ def _hidden(y, rows):
     return hidden
 
 
-def _run_group(estimator, points, X, y, folds, held_out: str, reuse: bool):
+def _run_group(estimator, points, X, y, folds, held_out: str, reuse: bool, on_fit=None):
     """The grid points ``points`` (sharing their setup parameters) on every fold: a record of
-    each fit, and the reuse statistics (None without reuse)."""
+    each fit, and the reuse statistics (None without reuse). ``on_fit(record)`` is called as
+    each fit ends."""
     stats = None
     if reuse:
         with reuse_setups() as current:
-            records = _fit_group(estimator, points, X, y, folds, held_out)
+            records = _fit_group(estimator, points, X, y, folds, held_out, on_fit)
             stats = current()
     else:
-        records = _fit_group(estimator, points, X, y, folds, held_out)
+        records = _fit_group(estimator, points, X, y, folds, held_out, on_fit)
     return records, stats
 
 
-def _fit_group(estimator, points, X, y, folds, held_out):
+def _fit_group(estimator, points, X, y, folds, held_out, on_fit=None):
     records = []
     for k, (train, test) in enumerate(folds):
         if held_out == "unlabeled":
@@ -588,6 +893,8 @@ def _fit_group(estimator, points, X, y, folds, held_out):
                     record["error"] = f"{type(error).__name__}: {error}"
             record["warnings"] = [(w.category, str(w.message)) for w in caught]
             records.append(record)
+            if on_fit is not None:
+                on_fit(record)
     return records
 
 

@@ -2,6 +2,7 @@
 the chosen model in the safe format, and one-line errors for bad grids. In process, on files in a
 temporary folder (the entry point the console script runs)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -187,6 +188,9 @@ BAD_GRIDS = [
                     "with -g NAME=V1,V2,..."),
     (["-g", "sigma=1e-9,1e-8"], "Every cross-validation fit of LapSVM failed; the first said: "
                                 "ValueError: sigma=1e-09 is so much smaller"),
+    (["--seed", "-1"], "--seed must be a whole number from 0 to 4294967295, got -1."),
+    (["--n-jobs", "0"], "--n-jobs must be a number of processes, at least 1, or -1 for one per "
+                        "core; got 0."),
 ]
 
 
@@ -232,3 +236,34 @@ def test_the_example_of_docs_cli_md_prints_what_the_page_shows(tmp_path, monkeyp
     code, out, err = run(capsys, *command.split()[1:])
     assert code == 0, err
     assert out + err == shown
+
+
+def test_a_large_search_is_refused_without_large_and_a_long_one_says_its_progress(
+        moons, capsys, monkeypatch):
+    """Issue 40, item 4: the limits scaled down to the fixture's 150 points. The grid: 2
+    values x 3 folds, the baseline's 3 values of C x 3 folds, 2 refits: 17 fits."""
+    from s3vm_cli import selection
+
+    monkeypatch.setattr(selection, "LARGE_SEARCH", 2000)
+    monkeypatch.setattr(selection, "PROGRESS_FROM", 1000)
+    args = ("select", "moons.csv", "-s", "lapsvm", "-g", "gamma_I=0.1,1")
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert re.fullmatch(
+        r"s3vm: This search is large: 17 fits on 150 points: 2 grid points of LapSVM on 3 "
+        r"folds, 3 of SVMBaseline on the same folds, 2 refits on all the points \(2,550 points "
+        r"x fits, beyond the 2,000 that s3vm select starts without asking\); trial fits of "
+        r"LapSVM on 75 and 150 of the points took \S+ s and \S+ s, so its 7 fits on all 150 "
+        r"would take about \S+ s \(its time growing as n\^\S+\)\. Add --large to run it, or "
+        r"select on fewer points or a smaller grid \(-g\)\.\n", err), err
+
+    code, out, err = run(capsys, *args, "--large")
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "fits" in line]
+    assert said[0] == ("s3vm: 17 fits on 150 points: 2 grid points of LapSVM on 3 folds, 3 of "
+                       "SVMBaseline on the same folds, 2 refits on all the points.")
+    assert said[1].startswith("s3vm: The first fit took ") and " left at its pace" in said[1]
+    assert re.fullmatch(r"s3vm: 17 fits in \S+ s\.", said[-1])
+    assert out.splitlines()[-1].startswith(("chosen: ", "The unlabeled points"))
+    code, quiet_out, quiet_err = run(capsys, *args, "--large", "-q")
+    assert code == 0 and quiet_err == "" and quiet_out.splitlines()[0] == out.splitlines()[0]

@@ -1,5 +1,6 @@
 """Model selection with few labels: the labeled-only folds, the search beside the SVM, the reuse."""
 
+import re
 import warnings
 
 import numpy as np
@@ -406,3 +407,128 @@ def test_the_folds_warnings_count_fits_not_one_vs_rest_problems():
     (said,) = [str(w.message) for w in caught if issubclass(w.category, DegenerateFitWarning)]
     assert said.startswith("3 of the 3 cross-validation fits of OneVsRestS3VM(GradientTSVM) "
                            "warned"), said
+
+
+# -- bad input: one sentence each (issue 40, item 3) --------------------------------------------
+
+
+def _fitted_search(**params):
+    X, y, labels = moons(n=60, per_class=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return S3VMGridSearchCV(SVMBaseline(), {"C": [1.0]}, **params).fit(X, labels), X, labels
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"param_grid": []}, r"param_grid is empty \(\[\]\), so there is nothing to cross-validate: "
+                         r"give the values to try"),
+    ({"baseline_grid": []}, r"baseline_grid is empty \(\[\]\).* or None for the estimator's "
+                            "kernel values and C"),
+    ({"n_jobs": 0}, r"The 'n_jobs' parameter of S3VMGridSearchCV must be an int in the range "
+                    r"\[1, inf\), an int in the range \(-inf, -1\] or None. Got 0 instead"),
+    ({"n_jobs": True}, "The 'n_jobs' parameter of S3VMGridSearchCV must be a number, not the "
+                       "boolean True"),
+    ({"cv": True}, "The 'cv' parameter of S3VMGridSearchCV must be a number, not the boolean"),
+    ({"verbose": -1}, "The 'verbose' parameter of S3VMGridSearchCV must be"),
+])
+def test_a_bad_search_parameter_is_one_sentence(params, message):
+    X, y, labels = moons(n=60, per_class=3)
+    params = {"param_grid": {"C": [1.0]}, **params}
+    search = S3VMGridSearchCV(SVMBaseline(), **params)
+    for call in (search.fit, search.plan):
+        with pytest.raises(ValueError, match=message) as raised:
+            call(X, labels)
+        assert "\n" not in str(raised.value)
+
+
+def test_refit_false_keeps_no_model_and_says_what_to_do():
+    search, X, labels = _fitted_search(refit=False)
+    assert search.best_params_ == {"C": 1.0}
+    for use in (lambda: search.predict(X), lambda: search.decision_function(X),
+                lambda: search.score(X, labels), lambda: search.classes_,
+                lambda: search.transduction_):
+        with pytest.raises(ValueError, match=r"fitted with refit=False, which keeps the "
+                                             r"cross-validation results .* but no model to "
+                                             r"predict with: fit it with refit=True, or "):
+            use()
+    # a fit with refit=False after one with refit=True keeps none of the earlier model
+    search.set_params(refit=True).fit(X, labels)
+    assert hasattr(search, "best_estimator_")
+    search.set_params(refit=False, param_grid={"C": [10.0]}).fit(X, labels)
+    assert not hasattr(search, "best_estimator_") and not hasattr(
+        search, "baseline_best_estimator_")
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"shuffle": "yes"}, r"shuffle must be True or False, got 'yes'\."),
+    ({"shuffle": True, "random_state": -1}, r"random_state must be a whole number from 0 to "
+                                            r"2\*\*32 - 1, a numpy RandomState or None, got -1"),
+    ({"shuffle": True, "random_state": 1.5}, "random_state must be a whole number"),
+    ({"shuffle": True, "random_state": True}, "random_state must be a whole number"),
+    ({"random_state": 3}, r"random_state=3 has no effect with shuffle=False .* leave it None, "
+                          "or set shuffle=True"),
+])
+def test_a_bad_splitter_parameter_is_one_sentence(params, message):
+    X, y, labels = moons(n=60, per_class=3)
+    with pytest.raises(ValueError, match=message):
+        list(LabeledStratifiedKFold(3, **params).split(X, labels))
+    # a seed as numpy's RandomState is taken
+    folds = LabeledStratifiedKFold(3, shuffle=True, random_state=np.random.RandomState(0))
+    assert len(list(folds.split(X, labels))) == 3
+
+
+# -- the size of a search and its progress (issue 40, item 4) -----------------------------------
+
+
+def test_the_plan_counts_every_fit_and_verbose_says_them(capsys):
+    X, y, labels = moons(n=90, per_class=3)
+    search = S3VMGridSearchCV(GradientTSVM(), {"C": [1.0, 10.0], "sigma": [0.3, 0.5]}, cv=3,
+                              verbose=2)
+    plan = search.plan(X, labels)
+    # 4 grid points x 3 folds, the baseline's (the grid's C and sigma) x 3 folds, a refit of
+    # each
+    assert (plan.n_candidates, plan.n_baseline_candidates, plan.n_splits, plan.n_refits) == (
+        4, 4, 3, 2)
+    assert plan.n_fits == 26 and str(plan) == (
+        "26 fits on 90 points: 4 grid points of GradientTSVM on 3 folds, 4 of SVMBaseline on "
+        "the same folds, 2 refits on all the points")
+    assert capsys.readouterr().err == ""  # planning fits nothing and says nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, labels)
+    lines = capsys.readouterr().err.splitlines()
+    assert all(line.startswith("[S3VMGridSearchCV] ") for line in lines)
+    assert lines[0] == f"[S3VMGridSearchCV] {plan}."
+    fits = [line for line in lines if line.startswith("[S3VMGridSearchCV] fit ")]
+    assert len(fits) == 26 and fits[-1].startswith("[S3VMGridSearchCV] fit 26/26: "
+                                                   "SVMBaseline with ")
+    assert "GradientTSVM with C=1.0, sigma=0.3, fold 1 of 3: " in fits[0]
+    assert fits[-2].endswith("on all the points: " + fits[-2].rsplit(": ", 1)[1])
+    assert re.fullmatch(r"\[S3VMGridSearchCV\] The first fit took \S+ s: about .+ left at its "
+                        r"pace, less as the next fits reuse its setup \(not counting the 12 "
+                        r"quick fits of SVMBaseline on the labeled points alone\)\.", lines[2])
+    assert sum(re.fullmatch(r"\[S3VMGridSearchCV\] \d+/26 fits in .+; about .+ left.*", line)
+               is not None for line in lines) == 9  # at each tenth but the last
+    assert re.fullmatch(r"\[S3VMGridSearchCV\] 26 fits in \S+ s\.", lines[-1])
+    # and nothing without verbose
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.set_params(verbose=0).fit(X, labels)
+    assert capsys.readouterr().err == ""
+
+
+def test_workers_report_every_fit_and_fit_as_one_process_does(capsys):
+    from joblib import parallel_config
+
+    X, y, labels = moons(n=90, per_class=3)
+    grid = {"C": [1.0, 10.0], "sigma": [0.3, 0.5]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = S3VMGridSearchCV(GradientTSVM(), grid, baseline=None).fit(X, labels)
+        with parallel_config(backend="threading"):
+            workers = S3VMGridSearchCV(GradientTSVM(), grid, baseline=None, n_jobs=2,
+                                       verbose=1).fit(X, labels)
+    assert workers.cv_results_["mean_test_score"] == alone.cv_results_["mean_test_score"]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("[S3VMGridSearchCV] 13 fits on 90 points") and lines[-1] \
+        .startswith("[S3VMGridSearchCV] 13 fits in ")

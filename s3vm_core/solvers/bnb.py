@@ -1,25 +1,13 @@
-"""How far from the best? The common S3VM objective and its exact global minimum (issue 35).
+"""The exact global minimum of the common S3VM objective, by branch and bound (issue 35).
 
-Every solver of this library finds a local minimum of a non-convex objective. The continuation
-paper leaves open "how well does the algorithm approximate the global solution?" (Chapelle, Chi
-& Zien 2006, §1, quoting Joachims), and the DA paper calls the known global methods
-"unrealistically slow" (Sindhwani, Keerthi & Chapelle 2006, §1). This module gives
-
-* ``common_objective``: one yardstick for every kernel solver, the continuation paper's eq. (2)
-  with the hinge (p = 1) and the balance constraint (3),
-
-  ``1/2 ||w||^2 + C sum_L max(0, 1 - y_i f_i) + C* sum_U max(0, 1 - |f_j|)``,
-  ``(1/m) sum_U f_j = (1/n) sum_L y_i``                                                  (3)
-
-  at the solver's own f on the training points, with ``||w||^2`` in the solver's own RKHS;
-* ``BranchAndBoundS3VM``: the exact minimizer of that objective under (3), by branch and bound
-  on the labels of the unlabeled points (Chapelle, Sindhwani & Keerthi, NIPS 2006), for small
-  data, with a certified lower bound when a budget stops it;
-* ``matched_solvers``: the local solvers set up so that each one's own objective is eq. (2)
-  with the same C and C* (or, for those that smooth it, its surrogate), as the yardstick
-  compares them;
-* ``compare_with_global_minimum``: all of them and the exact solver on one problem, in one
-  call (the Local minima page, ``benchmarks/global_optimum.py``).
+Chapelle, Sindhwani & Keerthi, "Branch and Bound for Semi-Supervised Support Vector Machines",
+NIPS 2006. Every other solver of this library finds a local minimum of a non-convex objective.
+The continuation paper leaves open "how well does the algorithm approximate the global
+solution?" (Chapelle, Chi & Zien 2006, §1, quoting Joachims), and the DA paper calls the known
+global methods "unrealistically slow" (Sindhwani, Keerthi & Chapelle 2006, §1).
+``BranchAndBoundS3VM`` answers it on small data: the exact minimizer of the common objective
+(``s3vm_core.objective``: the continuation paper's eq. (2) with the hinge, under its balance
+constraint (3)), with a certified lower bound when a budget stops it.
 
 Because ``max(0, 1 - |t|) = min over y = +-1 of max(0, 1 - y t)``, the minimum of (2) is the
 minimum over the labelings ``y_U`` of a convex problem: an SVM on every point, with the balance
@@ -37,7 +25,6 @@ import math
 import time
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import count
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -57,264 +44,12 @@ from s3vm_core.base import (
     cost,
     resolve_costs,
 )
-from s3vm_core.kernels import kernel_matrix
 from s3vm_core.losses import hinge
 from s3vm_core.memory import dense_memory_limit
-from s3vm_core.problem import check_dense_memory, encode_labels
-from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
-from s3vm_core.solvers.continuation import ContinuationS3VM
-from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
+from s3vm_core.objective import LOCAL_SOLVERS, matched_solvers
+from s3vm_core.problem import check_dense_memory
 from s3vm_core.solvers.primal import CentredRows, PrimalMap
-from s3vm_core.solvers.qn import QNS3VM
-from s3vm_core.solvers.svm import SVMBaseline
-from s3vm_core.solvers.tsvm import LDS, GradientTSVM, GraphKernelSVM, LabelSwitchingTSVM
 from s3vm_core.trace import SolverState
-
-# -- the common objective -------------------------------------------------------------------
-
-#: The local solvers the yardstick applies to, by their names in ``s3vm_core.ESTIMATORS``.
-LOCAL_SOLVERS = ("cs3vm", "tsvm", "qn-s3vm", "da", "label-switching")
-
-#: The refusals of ``common_objective``: solvers whose model is not a function of the kernel's
-#: RKHS plus a bias, each with the reason in a sentence.
-_REFUSED = (
-    (LDS, "LDS's model is linear in its MDS embedding of graph path distances, a different "
-          "feature space for every rho, so its norm is not the kernel's ||w||^2 of eq. (2)"),
-    (GraphKernelSVM, "the graph-kernel SVM's kernel is built from graph path distances, so "
-                     "its norm is not the RKHS norm of eq. (2)'s kernel"),
-    ((LapSVM, LapRLSC), "LapSVM and LapRLSC minimize the ambient norm plus the graph "
-                        "Laplacian's intrinsic norm, not eq. (2); the yardstick would "
-                        "measure them on an objective that they do not minimize"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class CommonObjective:
-    """A fitted solver scored on the continuation paper's eq. (2) with the hinge (p = 1).
-
-    Attributes
-    ----------
-    value : float
-        ``1/2 ||w||^2 + C labeled_loss + C* unlabeled_loss`` at the solver's f.
-    norm_squared : float
-        ``||w||^2`` in the solver's own RKHS (see ``rkhs_norm_squared``).
-    labeled_loss : float
-        ``sum_L max(0, 1 - y_i f_i)``.
-    unlabeled_loss : float
-        ``sum_U max(0, 1 - |f_j|)``, each unlabeled point at its better label.
-    balance_residual : float
-        ``mean_U f - mean_L y`` (labels in {-1, +1}): 0 when the balance constraint (3) holds
-        (cS3VM, ∇TSVM, QN-S3VM and the exact solver hold it exactly by centring); ``nan``
-        without unlabeled points.
-    balanced_value : float
-        ``value`` at ``f - balance_residual``: the same ``w`` with the bias moved so that (3)
-        holds. This is the number to compare with the exact solver's ``objective_``, the
-        minimum under (3): it is never below it.
-    C, C_star : float
-        The costs used.
-    """
-
-    value: float
-    norm_squared: float
-    labeled_loss: float
-    unlabeled_loss: float
-    balance_residual: float
-    balanced_value: float
-    C: float
-    C_star: float
-
-
-def _refusal(estimator) -> str | None:
-    for classes, reason in _REFUSED:
-        if isinstance(estimator, classes):
-            return reason
-    return None
-
-
-def _check_scored(estimator) -> None:
-    reason = _refusal(estimator)
-    if reason is not None:
-        raise TypeError(f"The common objective does not apply to {type(estimator).__name__}: "
-                        f"{reason}.")
-    scored = (SVMBaseline, GradientTSVM, ContinuationS3VM, QNS3VM, DeterministicAnnealingS3VM,
-              LabelSwitchingTSVM, BranchAndBoundS3VM)
-    if not isinstance(estimator, scored):
-        names = ", ".join(cls.__name__ for cls in scored)
-        raise TypeError(
-            f"The common objective scores one binary kernel solver of s3vm_core ({names}); "
-            f"got {type(estimator).__name__}. For a one-vs-rest model, score each of its "
-            "binary estimators."
-        )
-    if not hasattr(estimator, "coef_"):
-        raise ValueError(f"This {type(estimator).__name__} is not fitted yet: call fit first, "
-                         "then score it on the data it was fitted on.")
-
-
-def solver_costs(estimator, n_labeled: int, n_unlabeled: int) -> tuple[float, float]:
-    """The ``(C, C*)`` of eq. (2) that a fitted solver's own objective corresponds to.
-
-    * ``SVMBaseline``, ``GradientTSVM``, ``ContinuationS3VM``, ``LabelSwitchingTSVM``,
-      ``BranchAndBoundS3VM``: their ``C`` and ``C*`` (the baseline has no unlabeled loss; its
-      ``C*`` is taken equal to its ``C``, the S3VMs' default).
-    * ``QNS3VM``, eq. (5) divided by ``2 lam``: ``C = 1 / (2 lam l)``,
-      ``C* = lam_u / (2 lam u)``.
-    * ``DeterministicAnnealingS3VM``, eq. (1) of the DA paper divided by ``lam``:
-      ``C = 1 / (lam l)``, ``C* = lam_u / (lam u)``.
-    """
-    l, u = max(int(n_labeled), 1), max(int(n_unlabeled), 1)
-    if isinstance(estimator, QNS3VM):
-        lam = float(estimator.lam)
-        return 1.0 / (2 * lam * l), float(estimator.lam_u) / (2 * lam * u)
-    if isinstance(estimator, DeterministicAnnealingS3VM):
-        lam = float(estimator.lam)
-        return 1.0 / (lam * l), float(estimator.lam_u) / (lam * u)
-    if isinstance(estimator, SVMBaseline):
-        return float(estimator.C_), float(estimator.C_)
-    if isinstance(estimator, ContinuationS3VM):
-        return float(estimator.C), float(estimator.C_star_)
-    return float(estimator.C_), float(estimator.C_star_)
-
-
-def rkhs_norm_squared(estimator) -> float:
-    """``||w||^2`` of a fitted solver's model in its own feature space.
-
-    * ``ContinuationS3VM``, ``GradientTSVM``, ``BranchAndBoundS3VM``: ``coef_`` is ``w`` in an
-      orthonormal basis of the span of the training points (the kernel-PCA map of the
-      continuation paper §2.3, also its §5.2 subset form), or in the input space for the
-      linear kernel: ``w^T w``.
-    * ``SVMBaseline``, ``DeterministicAnnealingS3VM``, ``LabelSwitchingTSVM``, ``QNS3VM``:
-      ``coef_`` expands f over the points ``X_fit_`` (the labeled points, every training
-      point, or QN-S3VM's landmarks, eqs. (4), (9)): ``coef^T K coef`` with ``K`` the kernel
-      among them; QN-S3VM's centring only moves the bias. With the linear kernel their
-      ``coef_`` is ``w`` itself (``w^T w``).
-    """
-    coef = np.asarray(estimator.coef_, dtype=float)
-    primal = (isinstance(estimator, ContinuationS3VM | GradientTSVM | BranchAndBoundS3VM)
-              or estimator.kernel == "linear"
-              and not (isinstance(estimator, QNS3VM) and estimator.landmarks_ is not None))
-    if primal:
-        return float(coef @ coef)
-    centers = estimator.X_fit_
-    K = kernel_matrix(centers, centers, estimator.kernel, estimator.sigma_, estimator.degree,
-                      estimator.coef0)
-    return float(coef @ K @ coef)
-
-
-def common_objective(estimator, X, y, *, C=None, C_star=None) -> CommonObjective:
-    """Score a fitted solver on eq. (2) of the continuation paper with the hinge (p = 1).
-
-    ``1/2 ||w||^2 + C sum_L max(0, 1 - y_i f_i) + C* sum_U max(0, 1 - |f_j|)`` at the
-    solver's decision values ``f`` on its training points, with ``||w||^2`` in its own RKHS
-    (``rkhs_norm_squared``) and the residual of the balance constraint (3). The same kernel,
-    C and C* for every solver make this the one yardstick of DESIGN.md ("Common objective"):
-    the exact solver ``BranchAndBoundS3VM`` minimizes it under (3).
-
-    Applies to ``ContinuationS3VM`` (which minimizes it with the unlabeled loss replaced by
-    exp(-s t^2), §3.1), ``GradientTSVM`` (the same with the squared hinge on the labeled
-    points, LDS paper eq. (4)), ``QNS3VM`` (smooth surrogates of both losses, eq. (5)),
-    ``DeterministicAnnealingS3VM`` (with ``loss="hinge"`` its Eqn. 1 is eq. (2) up to the
-    balance constraint; with another loss the yardstick scores its f on a loss it did not
-    minimize), ``LabelSwitchingTSVM`` (eq. (2) with a label-count balance instead of (3)),
-    ``SVMBaseline`` (the labeled term only) and ``BranchAndBoundS3VM``. Refused, with the
-    reason: ``LDS`` and ``GraphKernelSVM`` (graph distances: another feature space) and
-    ``LapSVM``, ``LapRLSC`` (another regularizer).
-
-    Parameters
-    ----------
-    estimator : fitted estimator
-    X : array-like of shape (n_samples, n_features)
-        The points it was fitted on.
-    y : array-like of shape (n_samples,)
-        Their labels as given to ``fit``, ``-1`` for unlabeled points.
-    C, C_star : float or None
-        The costs of eq. (2). ``None``: the solver's own (``solver_costs``); give the same
-        values for every solver to compare them.
-
-    Returns
-    -------
-    CommonObjective
-    """
-    _check_scored(estimator)
-    signed, classes = encode_labels(y)
-    if not np.array_equal(classes, estimator.classes_):
-        raise ValueError(
-            f"The labeled classes of y ({', '.join(map(str, classes.tolist()))}) are not the "
-            f"ones the {type(estimator).__name__} was fitted on; score it on the data it was "
-            "fitted on."
-        )
-    f = np.asarray(estimator.decision_function(X), dtype=float)
-    if f.shape != signed.shape or signed.size != estimator.transduction_.size:
-        raise ValueError(
-            f"X and y have {signed.size} points but the {type(estimator).__name__} was fitted "
-            f"on {estimator.transduction_.size}; score it on the data it was fitted on."
-        )
-    labeled = signed != 0
-    own_C, own_C_star = solver_costs(estimator, labeled.sum(), (~labeled).sum())
-    C = own_C if C is None else _checked_cost(C, "C")
-    C_star = own_C_star if C_star is None else _checked_cost(C_star, "C_star")
-    norm = rkhs_norm_squared(estimator)
-
-    def value(outputs):
-        labeled_loss = float(hinge(signed[labeled] * outputs[labeled]).sum())
-        unlabeled_loss = float(hinge(np.abs(outputs[~labeled])).sum())
-        return 0.5 * norm + C * labeled_loss + C_star * unlabeled_loss, labeled_loss, \
-            unlabeled_loss
-
-    total, labeled_loss, unlabeled_loss = value(f)
-    if labeled.all():
-        residual, balanced = math.nan, total
-    else:
-        residual = float(f[~labeled].mean() - signed[labeled].mean())
-        balanced = value(f - residual)[0]
-    return CommonObjective(value=total, norm_squared=norm, labeled_loss=labeled_loss,
-                           unlabeled_loss=unlabeled_loss, balance_residual=residual,
-                           balanced_value=balanced, C=C, C_star=C_star)
-
-
-def _checked_cost(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not (
-            0 < float(value) < math.inf):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}.")
-    return float(value)
-
-
-def matched_solvers(C: float, C_star: float, n_labeled: int, n_unlabeled: int, *,
-                    kernel: str = "rbf", sigma=None, degree: int = 3, coef0: float = 1.0,
-                    names=LOCAL_SOLVERS) -> dict:
-    """The local solvers set up to minimize eq. (2) with these C and C* (or their surrogate
-    of it), on the same kernel: each one's parameters in its own paper's symbols.
-
-    ``"cs3vm"``, ``"tsvm"``, ``"label-switching"``, ``"svm"``: ``C`` and ``C_star`` as they
-    are. ``"qn-s3vm"``: ``lam = 1 / (2 l C)``, ``lam_u = u C* / (l C)`` (eq. (5) times
-    ``1 / (2 lam)``). ``"da"``: the hinge, ``lam = 1 / (l C)``, ``lam_u = u C* / (l C)`` (the
-    DA paper's Eqn. 1 times ``1 / lam``). ``l`` and ``u`` are the numbers of labeled and
-    unlabeled points. A solver whose translated parameters leave its own range refuses them
-    when it is fitted, naming the parameter.
-
-    Returns
-    -------
-    dict
-        Name -> unfitted estimator, in the order of ``names``.
-    """
-    C, C_star = _checked_cost(C, "C"), _checked_cost(C_star, "C_star")
-    l, u = max(int(n_labeled), 1), max(int(n_unlabeled), 1)
-    kernel_params = {"kernel": kernel, "sigma": sigma, "degree": degree, "coef0": coef0}
-    makers = {
-        "svm": lambda: SVMBaseline(C=C, **kernel_params),
-        "cs3vm": lambda: ContinuationS3VM(C=C, C_star=C_star, **kernel_params),
-        "tsvm": lambda: GradientTSVM(C=C, C_star=C_star, **kernel_params),
-        "label-switching": lambda: LabelSwitchingTSVM(C=C, C_star=C_star, **kernel_params),
-        "qn-s3vm": lambda: QNS3VM(lam=1.0 / (2 * l * C), lam_u=u * C_star / (l * C),
-                                  **kernel_params),
-        "da": lambda: DeterministicAnnealingS3VM(lam=1.0 / (l * C), lam_u=u * C_star / (l * C),
-                                                 loss="hinge", **kernel_params),
-    }
-    unknown = [name for name in names if name not in makers]
-    if unknown:
-        raise ValueError(f"Unknown solver name {unknown[0]!r}; choose among "
-                         f"{', '.join(map(repr, makers))}.")
-    return {name: makers[name]() for name in names}
-
 
 # -- the convex problem of a node ---------------------------------------------------------
 #
@@ -331,6 +66,9 @@ def matched_solvers(C: float, C_star: float, n_labeled: int, n_unlabeled: int, *
 _KKT_TOL = 1e-10
 #: Eigenvalues of a margin block below this fraction of its largest one are zero.
 _NULL_RTOL = 1e-12
+#: Iterations of a node's QP between two readings of the budget's clock: at 2,000 points an
+#: iteration takes about a millisecond, so the budget is still seen within tens of them.
+_CLOCK_EVERY = 32
 
 
 class _QPResult(NamedTuple):
@@ -366,18 +104,22 @@ def _subspace_step(Kt, y, F, gF):
     return -(V[:, keep] @ (c[keep] / lam[keep])), 1.0
 
 
-def _solve_node(Kt, b, y, cap, beta, u, max_iter: int) -> _QPResult:
+def _solve_node(Kt, b, y, cap, beta, u, max_iter: int, out_of_time=None) -> _QPResult:
     """The node's box QP by a primal active-set method, warm-started at ``beta`` (feasible,
     with ``u = K~ (y beta)``): the margin points move to the minimum of the QP on their
     subspace unless a bound stops one first; at that minimum, the bound point whose margin
     violates its KKT condition the most is freed. Exact up to ``_KKT_TOL``; should the active
-    set not settle within ``max_iter`` steps, the dual value at the feasible point reached is
-    still a valid bound (``converged`` False)."""
+    set not settle within ``max_iter`` steps, or ``out_of_time()`` say that the fit's budget
+    is spent, the dual value at the feasible point reached is still a valid bound
+    (``converged`` False)."""
     beta = beta.copy()
     u = u.copy()
     free = (beta > 0.0) & (beta < cap)
     converged = False
-    for _ in range(max_iter):
+    for iteration in range(max_iter):
+        # the budget's clock is a system call, a tenth of a small iteration: read it sparingly
+        if out_of_time is not None and iteration % _CLOCK_EVERY == 0 and out_of_time():
+            break
         F = np.flatnonzero(free)
         g = y * (u + b) - 1.0
         if F.size and np.max(np.abs(g[F])) > _KKT_TOL:
@@ -440,25 +182,29 @@ class _Incumbent(NamedTuple):
 class _Search:
     """What every node shares: the centred kernel ``K~ = Z Z^T``, the fixed bias, the costs;
     and the small pure pieces of the search (solve, score, bound, branch). The loop is the
-    generator of ``BranchAndBoundS3VM._iterate``."""
+    generator of ``BranchAndBoundS3VM._iterate``. ``out_of_time``: a function that says
+    when the fit's budget is spent (None: never); a QP then stops at the feasible point it has
+    reached, and ``descend`` at the best solution so far: both stay valid."""
 
-    def __init__(self, Kt, b, y, C, C_star, max_qp_iter):
+    def __init__(self, Kt, b, y, C, C_star, max_qp_iter, out_of_time=None):
         self.Kt, self.b = Kt, float(b)
         self.y = y.astype(np.int8)              # +-1 labeled, 0 unlabeled
         self.labeled = self.y != 0
         self.C, self.C_star = float(C), float(C_star)
         self.diag = np.maximum(np.diag(Kt).copy(), np.finfo(float).tiny)
         self.max_qp_iter = max_qp_iter
+        self.out_of_time = out_of_time
 
     def caps(self, labels) -> np.ndarray:
         return np.where(self.labeled, self.C, np.where(labels != 0, self.C_star, 0.0))
 
-    def solve(self, labels, beta, u) -> _QPResult:
+    def solve(self, labels, beta, u, within_budget=True) -> _QPResult:
         """The node QP for these labels, warm-started at ``beta`` (feasible for them: 0 at the
         free points, at most the cost elsewhere) with ``u = K~ (labels * beta)``. A solve that
-        does not settle still gives a valid bound (``_solve_node``), so the search goes on."""
+        does not settle still gives a valid bound (``_solve_node``), so the search goes on.
+        ``within_budget=False``: to its end whatever the budget."""
         return _solve_node(self.Kt, self.b, labels.astype(float), self.caps(labels), beta, u,
-                           self.max_qp_iter)
+                           self.max_qp_iter, self.out_of_time if within_budget else None)
 
     def outputs_of(self, labels, beta) -> np.ndarray:
         support = np.flatnonzero(beta > 0.0)
@@ -494,12 +240,13 @@ class _Search:
         relabelled problem at the same w has the value of eq. (2)). A local search in the
         labels, like label switching with all swaps at once."""
         best = _Incumbent(value, labels, beta, u, source)
-        while True:
+        while self.out_of_time is None or not self.out_of_time():
             signs = np.where(best.u + self.b >= 0.0, 1, -1)
             new_value, result, new_labels = self.leaf(signs, best.labels, best.beta)
             if not new_value < best.value - 1e-12 * max(1.0, abs(best.value)):
                 return best
             best = _Incumbent(new_value, new_labels, result.beta, result.u, source)
+        return best
 
     def single_increase(self, f, diag, sign):
         """For free points with outputs ``f`` and kernel diagonal ``diag``, a lower bound on
@@ -581,105 +328,6 @@ class _Search:
         return children
 
 
-@dataclass(frozen=True)
-class GlobalComparison:
-    """Every local solver and the exact one on one problem (``compare_with_global_minimum``).
-
-    Attributes
-    ----------
-    exact : BranchAndBoundS3VM
-        Fitted; ``exact.objective_`` is the global minimum when ``exact.proven_``.
-    solvers : dict
-        Name -> the fitted local solver.
-    scores : dict
-        Name -> its ``CommonObjective`` with the exact solver's C and C*.
-    seconds : dict
-        Name -> fit time in seconds; ``"exact"`` for the branch and bound (the local solvers'
-        time not included: their answers are given to it as starts).
-    labelings : dict
-        Name -> the minimum of eq. (2) for the labels the solver gives the unlabeled points
-        (``BranchAndBoundS3VM.labeling_objective`` of its ``transduction_``): the bottom of
-        the basin it ended in.
-    """
-
-    exact: BranchAndBoundS3VM
-    solvers: dict
-    scores: dict
-    seconds: dict
-    labelings: dict
-
-    def _relative(self, value: float) -> float:
-        optimum = self.exact.objective_
-        return (value - optimum) / max(abs(optimum), np.finfo(float).tiny)
-
-    def gap(self, name: str) -> float:
-        """The solver's own objective above the global minimum, relative to it:
-        ``(balanced_value - objective_) / |objective_|`` (0 at the minimum; with a budget,
-        relative to the incumbent, and possibly negative). The solvers that minimize a
-        smooth surrogate (cS3VM, ∇TSVM, QN-S3VM) stay above 0 even in the right basin: see
-        ``labeling_gap``."""
-        return self._relative(self.scores[name].balanced_value)
-
-    def reached(self, name: str, rtol: float = 1e-6) -> bool:
-        """Whether the solver's own f is at the global minimum, within ``rtol`` relative."""
-        return self.gap(name) <= rtol
-
-    def labeling_gap(self, name: str) -> float:
-        """The bottom of the solver's basin above the global minimum, relative to it: 0 when
-        its labeling of the unlabeled points is an optimal one, whatever loss it minimized
-        (docs/benchmarks.md: cS3VM's is on two moons in 17 draws of 20)."""
-        return self._relative(self.labelings[name])
-
-    def found_basin(self, name: str, rtol: float = 1e-6) -> bool:
-        """Whether the solver ended in the global minimum's basin: its labeling's minimum is
-        the global minimum, within ``rtol`` relative."""
-        return self.labeling_gap(name) <= rtol
-
-
-def compare_with_global_minimum(X, y, *, C=None, C_star=None, kernel="rbf", sigma=None,
-                                degree=3, coef0=1.0, names=("svm", *LOCAL_SOLVERS),
-                                branching="balanced", max_nodes=100_000,
-                                max_time=60.0) -> GlobalComparison:
-    """Fit every local solver of ``names`` and the exact solver on the same kernel, C and C*,
-    and score them all on the common objective (issue 35; the continuation paper's Figure 3
-    and open question, §1 and §6).
-
-    The kernel width and costs left as None are resolved as ``BranchAndBoundS3VM`` resolves
-    them (LDS paper §2.3.2), then given to every solver (``matched_solvers``); the local
-    solvers' decision values start the exact solver's incumbent (its ``start``), so it does
-    not refit them. The local solvers' own warnings pass through; the exact solver warns when
-    its budget stops it before the proof (``exact.proven_`` False: its ``objective_`` is then
-    the best found, ``lower_bound_`` certified).
-
-    Returns
-    -------
-    GlobalComparison
-    """
-    exact = BranchAndBoundS3VM(C=C, C_star=C_star, kernel=kernel, sigma=sigma, degree=degree,
-                               coef0=coef0, init=(), branching=branching, max_nodes=max_nodes,
-                               max_time=max_time)
-    exact.trace(X, y)  # the setup only (validation, sigma_, C_, C_star_): no state drawn
-    signed, _ = encode_labels(np.asarray(y))
-    solvers = matched_solvers(exact.C_, exact.C_star_, int(np.sum(signed != 0)),
-                              int(np.sum(signed == 0)), kernel=kernel, sigma=exact.sigma_,
-                              degree=degree, coef0=coef0, names=names)
-    exact.set_params(C=exact.C_, C_star=exact.C_star_, sigma=exact.sigma_)
-    scores, seconds, starts = {}, {}, []
-    for name, solver in solvers.items():
-        start = time.perf_counter()
-        solver.fit(X, y)
-        seconds[name] = time.perf_counter() - start
-        scores[name] = common_objective(solver, X, y, C=exact.C_, C_star=exact.C_star_)
-        starts.append(solver.decision_function(X))
-    start = time.perf_counter()
-    exact.fit(X, y, start=starts)
-    seconds["exact"] = time.perf_counter() - start
-    labelings = {name: exact.labeling_objective(solver.transduction_)
-                 for name, solver in solvers.items()}
-    return GlobalComparison(exact=exact, solvers=solvers, scores=scores, seconds=seconds,
-                            labelings=labelings)
-
-
 class SeedWarning(UserWarning):
     """A local solver named in ``BranchAndBoundS3VM.init`` could not give its starting
     labeling (it refused its parameters or the data); the search started without it."""
@@ -739,7 +387,8 @@ class BranchAndBoundS3VM(S3VMClassifier):
 
     Sizes (docs/benchmarks.md, "The exact global minimum"): proven optimal within seconds on
     two moons with 30 unlabeled points; on 100-200 points a budget (``max_nodes``,
-    ``max_time``) returns the incumbent and its certified gap, with a ``ConvergenceWarning``.
+    ``max_time``) returns the incumbent and its certified gap, with a ``ConvergenceWarning``
+    that says what stopped the search and where the seconds went.
 
     Parameters
     ----------
@@ -758,7 +407,9 @@ class BranchAndBoundS3VM(S3VMClassifier):
         ``"svm"``), whose answers start the incumbent, each fitted on the same data with the
         same kernel and costs (``matched_solvers``); their own warnings are not repeated, and
         one that cannot run is skipped with a ``SeedWarning``. ``()`` starts from the
-        supervised solution alone.
+        supervised solution alone. They run within ``max_time``: one that the budget stops
+        gives the labeling it had reached, and one that would start with less budget left
+        than the setup took (its own setup costs about as much) is skipped.
     branching : {"balanced", "confident"}, default="balanced"
         The unlabeled point a node branches on: ``"balanced"``, the one whose two children's
         bounds rise the most together (the product of the two lower bounds of the rise);
@@ -771,9 +422,24 @@ class BranchAndBoundS3VM(S3VMClassifier):
         per point each, ``9 n`` bytes and some 450 more); should they fill the memory a fit
         may take (``s3vm_core.memory``: half of the memory available by default), the search
         stops there as at a budget.
-    max_time : float > 0, default=60.0
-        Seconds of computation at most (the local solvers of ``init`` included; the time a
-        caller spends between two states of ``trace`` is not counted). ``np.inf``: no limit.
+    max_time : float > 0 or np.inf, default=60.0
+        Budget of the whole fit in seconds of process CPU time (``time.process_time``), from
+        the start of its setup: the kernel matrix and its kernel-PCA map, the local solvers
+        of ``init``, the exact solutions of their labelings and the search. What the caller
+        computes between two states of ``trace`` (drawing a frame) is not counted. CPU time,
+        unlike the wall clock, leaves out the time the fit waits for a core while other
+        processes load the machine, so on one BLAS thread the same fit stops at about the
+        same point on a busy machine as on an idle one. It counts every thread of the
+        process: BLAS threads computing together spend it up to their number of times faster
+        than the clock, and threads that wait for each other spin and spend it too, the more
+        so on a loaded machine (the setup runs with the caller's BLAS threads, the search and
+        the local solvers with one: ``threadpoolctl.threadpool_limits(1)`` around the fit
+        makes it all one); other threads of the calling process that compute meanwhile (a
+        server's) spend it as well: run the fit in a process of its own for a budget that is
+        the fit's alone. The budget is checked between the steps of the fit, down to the
+        iterations of a node's QP; a step that cannot be interrupted (an eigendecomposition
+        of the kernel matrix, seconds at 2,000 points) can carry the fit past it by that
+        step. ``np.inf``: no limit.
     tol : float in [1e-12, 0.1], default=1e-9
         Relative optimality gap at which a node is pruned: the returned objective is proven
         within ``tol * max(1, objective)`` of the global minimum.
@@ -820,7 +486,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
         "max_nodes": [Bounded(Integral, 1, 10**8, closed="both",
                               why="every open node is kept in memory; beyond 1e8 they would "
                                   "not fit")],
-        "max_time": [Interval(Real, 0, None, closed="neither")],
+        "max_time": [Interval(Real, 0, math.inf, closed="right")],
         "tol": [Bounded(Real, 1e-12, 0.1, closed="both",
                         why="below 1e-12 the node QPs' round-off keeps nodes open forever; "
                             "above 0.1 the answer is no longer near the optimum")],
@@ -847,6 +513,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
         """``start``: decision values on the training points (a sequence of arrays of shape
         (n_samples,)), e.g. other solvers' ``decision_function(X)``: their signs on the
         unlabeled points are more starting labelings."""
+        self._budget = _CpuBudget(self.max_time)
         X, n = problem.X, problem.y.size
         self._init_names = _check_init(self.init)
         self._start = _check_start(start, n)
@@ -867,6 +534,9 @@ class BranchAndBoundS3VM(S3VMClassifier):
         self._Kt = Z @ Z.T
         self._X = X
         self._signed = problem.y
+        # the caller holds the control until it draws the first state: not the fit's time
+        self._budget.end_phase("setup")
+        self._budget.pause()
 
     def labeling_objective(self, y) -> float:
         """The minimum of eq. (2) when the unlabeled points keep the labels of ``y``: the
@@ -915,16 +585,23 @@ class BranchAndBoundS3VM(S3VMClassifier):
     # -- the search: the generator below is the only loop ----------------------------------
 
     def _iterate(self, problem):
-        clock = _Clock()
+        budget = self._budget
+        budget.resume()
         search = _Search(self._Kt, self.map_.bias, problem.y, self.C_, self.C_star_,
-                         max_qp_iter=10 * problem.y.size + 100)
+                         max_qp_iter=10 * problem.y.size + 100, out_of_time=budget.exhausted)
         labels = problem.y.astype(np.int8)
-        root = search.solve(labels, np.zeros(labels.size), np.zeros(labels.size))
+        # the root, the SVM on the labeled points alone (a QP of l points), is the least answer
+        # the fit returns: solved whatever the budget, so that a model exists
+        root = search.solve(labels, np.zeros(labels.size), np.zeros(labels.size),
+                            within_budget=False)
         incumbent = self._best_start(search, problem, root, labels)
+        budget.end_phase("starts")
         node = _Node(root.dual, root.dual, labels, root.beta, root.u)
         queue, order = [], count()
         n_nodes, reported, recorded = 0, root.dual, 0
-        yield self._state(search, incumbent, min(root.dual, incumbent.value), 0, 0, "init", 0)
+        with budget.paused():
+            yield self._state(search, incumbent, min(root.dual, incumbent.value), 0, 0, "init",
+                              0)
         stopped = None
         while True:
             threshold = incumbent.value - self.tol * max(1.0, abs(incumbent.value))
@@ -936,7 +613,7 @@ class BranchAndBoundS3VM(S3VMClassifier):
             if node.bound >= threshold:
                 node = None
                 continue
-            stopped = self._budget_reached(n_nodes, clock.spent(), len(queue))
+            stopped = self._budget_reached(n_nodes, len(queue))
             if stopped is not None:
                 heapq.heappush(queue, (node.bound, next(order), node))
                 break
@@ -955,20 +632,22 @@ class BranchAndBoundS3VM(S3VMClassifier):
                         node.bound if node is not None else math.inf)
             if improved or lower - reported >= _BOUND_STEP * (incumbent.value - reported):
                 reported, recorded = lower, recorded + 1
-                with clock.paused():
+                with budget.paused():
                     yield self._state(search, incumbent, lower, n_nodes, len(queue), "iter",
                                       recorded)
+        budget.end_phase("search")
         if stopped is None:
             lower, proven = incumbent.value, True
         else:
             lower, proven = min(incumbent.value, queue[0][0]), False
-            self._warn_budget(stopped, incumbent.value, lower, n_nodes)
+            self._warn_budget(stopped, incumbent.value, lower, n_nodes, problem.y.size)
         yield self._state(search, incumbent, lower, n_nodes, len(queue), "final", recorded)
         return _Outcome(lower, proven, n_nodes, incumbent.source)
 
     def _best_start(self, search, problem, root, labels) -> _Incumbent:
         """The incumbent the search starts from: the best of the supervised solution (the
         root's) and of the starting labelings, each solved and improved by ``descend``."""
+        self._starts = {}
         value = search.value(labels, root.beta, root.u)
         best = search.descend(labels, root.beta, root.u, value, "svm")
         if problem.n_unlabeled == 0:
@@ -983,7 +662,13 @@ class BranchAndBoundS3VM(S3VMClassifier):
 
     def _starting_decisions(self, problem):
         """``(source, decision values on the training points)`` of each local solver of
-        ``init`` and each ``start`` array."""
+        ``init`` and each ``start`` array, within the budget: a local solver runs through its
+        ``trace`` and stops at the state where the budget is spent, giving that state's
+        labeling; one that would start with less budget left than the setup took is skipped
+        (its own setup, a kernel matrix of the same points and for cS3VM and ∇TSVM the same
+        kernel-PCA map, costs about as much). What became of each is kept for the budget's
+        warning (``self._starts``)."""
+        budget = self._budget
         n_labeled, n_unlabeled = problem.n_labeled, problem.n_unlabeled
         solvers = matched_solvers(self.C_, self.C_star_, n_labeled, n_unlabeled,
                                   kernel=self.kernel, sigma=self.sigma_, degree=self.degree,
@@ -991,16 +676,28 @@ class BranchAndBoundS3VM(S3VMClassifier):
         # the local solvers see the classes as 0 and 1, -1 for unlabeled points
         y = np.where(problem.y > 0, 1, np.where(problem.y < 0, 0, -1))
         for name, solver in solvers.items():
+            if budget.left() < budget.phases["setup"]:
+                self._starts[name] = "skipped"
+                continue
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # their warnings are about their own runs
-                    decision = solver.fit(self._X, y).decision_function(self._X)
+                    decision, finished = _latest_decision(solver.trace(self._X, y), budget)
             except (ValueError, TypeError) as error:
                 warnings.warn(f"The {name} start was skipped: {error}", SeedWarning,
                               stacklevel=5)
+                self._starts[name] = "failed"
                 continue
+            if decision is None:
+                self._starts[name] = "skipped"
+                continue
+            self._starts[name] = "done" if finished else "stopped"
             yield name, decision
         for index, decision in enumerate(self._start):
+            if budget.exhausted():
+                self._starts[f"start {index}"] = "skipped"
+                continue
+            self._starts[f"start {index}"] = "done"
             yield f"start {index}", decision
 
     def _state(self, search, incumbent: _Incumbent, lower, n_nodes, n_open, event, iteration):
@@ -1013,51 +710,109 @@ class BranchAndBoundS3VM(S3VMClassifier):
             extras={"lower_bound": lower, "n_nodes": n_nodes, "n_open": n_open},
         )
 
-    def _budget_reached(self, n_nodes, seconds, n_open) -> str | None:
+    def _budget_reached(self, n_nodes, n_open) -> str | None:
         """Which budget stops the search now: ``"max_nodes"``, ``"max_time"``, ``"memory"``
         (the open nodes filled the memory allowed), or None."""
         if n_nodes >= self.max_nodes:
             return "max_nodes"
-        if seconds >= self.max_time:
+        if self._budget.exhausted():
             return "max_time"
         if n_open >= self._max_open:
             return "memory"
         return None
 
-    def _warn_budget(self, stopped, value, lower, n_nodes) -> None:
+    def _warn_budget(self, stopped, value, lower, n_nodes, n_points) -> None:
         limit = {"max_nodes": f"max_nodes={self.max_nodes} nodes",
-                 "max_time": f"max_time={self.max_time:g} s",
+                 "max_time": f"max_time={self.max_time:g} s of process CPU time",
                  "memory": f"{self._max_open} open nodes, all the memory allowed "
                            f"({self._memory_origin})"}[stopped]
         advice = ("Allow more memory" if stopped == "memory" else f"Increase {stopped}")
         gap = value - lower
         warnings.warn(
-            f"Branch and bound stopped at {limit} ({n_nodes} nodes explored) before proving "
-            f"the optimum: the returned objective {value:.6g} is at most {gap:.3g} "
-            f"({100 * gap / max(abs(value), np.finfo(float).tiny):.2g} %) above the global "
-            f"minimum (certified lower bound {lower:.6g}). {advice}, or use fewer unlabeled "
-            "points.", ConvergenceWarning, stacklevel=3,
+            f"Branch and bound stopped at {limit} before proving the optimum; it spent "
+            f"{self._spending(n_nodes, n_points)}. The returned objective {value:.6g} is at "
+            f"most {gap:.3g} ({100 * gap / max(abs(value), np.finfo(float).tiny):.3g} %) "
+            f"above the global minimum (certified lower bound {lower:.6g}). {advice}, or use "
+            "fewer unlabeled points.", ConvergenceWarning, stacklevel=3,
         )
 
+    def _spending(self, n_nodes, n_points) -> str:
+        """Where the fit's CPU seconds went, in words: the setup, the starting solutions
+        (what became of each local solver of ``init``), the search."""
+        phases = self._budget.phases
+        fates = {}
+        for name, fate in self._starts.items():
+            fates.setdefault(fate, []).append(name)
+        words = {"done": "run", "stopped": "stopped by the budget", "failed": "failed",
+                 "skipped": "skipped for want of budget"}
+        starts = "; ".join(f"{', '.join(names)} {words[fate]}" for fate, names in fates.items())
+        return (f"{sum(phases.values()):.2f} s of process CPU time: {phases['setup']:.2f} s "
+                f"setting up the kernel of {n_points} points, {phases['starts']:.2f} s on the "
+                f"starting solutions{' (' + starts + ')' if starts else ''}, "
+                f"{phases['search']:.2f} s searching {n_nodes} nodes")
 
-class _Clock:
-    """Seconds of computation of a generator, without the time it spends paused in a
-    ``yield`` (while its caller draws a frame)."""
 
-    def __init__(self):
-        self._start = time.perf_counter()
+def _latest_decision(states, budget) -> tuple[np.ndarray | None, bool]:
+    """Run a local solver's ``trace`` until its end or until the budget is spent: the
+    decision values of its last state on the training points (None before its first, its
+    "setup" states carry no model), and whether it ended."""
+    decision = None
+    for state in states:
+        if state.stage != "setup":
+            decision = state.train_decision
+        if state.event == "final":
+            return decision, True
+        if budget.exhausted():
+            states.close()
+            return decision, False
+    return decision, True
+
+
+class _CpuBudget:
+    """The process CPU seconds a fit spends (``time.process_time``, every thread of the
+    process), against its ``max_time``, without those spent while it is paused: while the
+    caller holds the control between two states of the trace. ``phases`` keeps the seconds
+    of each part of the fit as it ends (``end_phase``)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = float(seconds)
+        self.phases = {}
+        self._start = time.process_time()
         self._paused = 0.0
+        self._paused_at = None
+        self._phase_start = 0.0
 
     def spent(self) -> float:
-        return time.perf_counter() - self._start - self._paused
+        now = time.process_time() if self._paused_at is None else self._paused_at
+        return now - self._start - self._paused
+
+    def left(self) -> float:
+        return self.seconds - self.spent()
+
+    def exhausted(self) -> bool:
+        return self.spent() >= self.seconds
+
+    def end_phase(self, name: str) -> None:
+        spent = self.spent()
+        self.phases[name] = spent - self._phase_start
+        self._phase_start = spent
+
+    def pause(self) -> None:
+        if self._paused_at is None:
+            self._paused_at = time.process_time()
+
+    def resume(self) -> None:
+        if self._paused_at is not None:
+            self._paused += time.process_time() - self._paused_at
+            self._paused_at = None
 
     @contextmanager
     def paused(self):
-        at = time.perf_counter()
+        self.pause()
         try:
             yield
         finally:
-            self._paused += time.perf_counter() - at
+            self.resume()
 
 
 def _check_init(init) -> tuple[str, ...]:
