@@ -81,8 +81,12 @@ def run_fit(args) -> int:
     if args.film is not None:
         require_app_extra("--film", FILM_MODULES)
     estimator = _estimator(args.solver, args.param)
+    _check_paths(args, reads=("data", "labels", "true_labels"),
+                 writes=("outputs", "predictions", "model", "trace", "film"))
     data = read_file(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
     measured = args.true_labels is not None or bool(data.scored.any())
+    if args.film is not None:
+        _check_film(data)
     if data.classes.size > 2:
         from s3vm_core import OneVsRestS3VM
 
@@ -110,11 +114,13 @@ def run_fit(args) -> int:
             progress.close()
     decision = final.train_decision
     predicted = data.classes[estimator.transduction_]
+    # the film is made before anything is written: a film that fails leaves no outputs behind
+    page = _film(estimator, X, data, kept, measured) if args.film is not None else None
     _write_outputs(args, decision, predicted)
     if args.model is not None:
         _save_model(args.model, estimator, data, args.solver)
-    if args.film is not None:
-        _write_film(args.film, estimator, X, data, kept, measured)
+    if page is not None:
+        _write_film(args.film, page)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
@@ -128,20 +134,36 @@ def run_fit(args) -> int:
 FILM_MAX_VALUES = 50_000_000
 
 
-def _write_film(path: Path, estimator, X, data, states, measured: bool) -> None:
+def _check_film(data) -> None:
+    """Refuse ``--film`` before the fit when the film cannot be made: more classes than the
+    app's palette tells apart (``engine.data.MAX_CLASSES``), or a sparse X too large to draw."""
+    from scipy import sparse
+
+    from s3vm_explorer.engine.data import MAX_CLASSES
+
+    if data.classes.size > MAX_CLASSES:
+        raise UsageError(f"--film tells at most {MAX_CLASSES} classes apart (a colour and a "
+                         f"marker each), and the data have {data.classes.size}: leave --film "
+                         "out, or merge classes.")
+    n, d = data.X.shape
+    if sparse.issparse(data.X) and n * d > FILM_MAX_VALUES:
+        raise UsageError(f"--film draws every point of the data, and {n:,} points of {d:,} "
+                         "features are too many to draw: leave --film out, or reduce the data.")
+
+
+def _film(estimator, X, data, states, measured: bool):
     """The film of the trace (``engine.notebook.film``: the app's player, one page)."""
     from scipy import sparse
 
     from s3vm_explorer.engine.notebook import film
 
-    if sparse.issparse(X):
-        if X.shape[0] * X.shape[1] > FILM_MAX_VALUES:
-            raise UsageError(f"--film draws every point of the data, and {X.shape[0]:,} points "
-                             f"of {X.shape[1]:,} features are too many to draw: leave --film "
-                             "out, or reduce the data.")
-        X = X.toarray()
+    X = X.toarray() if sparse.issparse(X) else X  # at most FILM_MAX_VALUES (_check_film)
+    return film(estimator, X, data.y, states, y_true=data.truth if measured else None)
+
+
+def _write_film(path: Path, page) -> None:
     try:
-        film(estimator, X, data.y, states, y_true=data.truth if measured else None).save(path)
+        page.save(path)
     except OSError as error:
         raise RunFailure(f"The film could not be written to {path}: {error.strerror}.") from None
 
@@ -183,6 +205,7 @@ def predict_command(parser):
 
 
 def run_predict(args) -> int:
+    _check_paths(args, reads=("model", "data"), writes=("outputs", "predictions"))
     estimator, info = _load_model(args.model, args.allow_unsafe_pickle)
     classes, zero_based = np.asarray(info["classes"]), info.get("zero_based")
     data = read_file(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
@@ -399,8 +422,9 @@ def read_file(path, **kwargs):
         path = "/dev/stdin"
     try:
         return read_data(path, **kwargs)
-    except OSError as error:
-        raise UsageError(f"Cannot read {path}: {error.strerror or error}.") from None
+    except OSError as error:  # named by its own path: the labels file's, when it is that one
+        raise UsageError(f"Cannot read {error.filename or path}: "
+                         f"{error.strerror or error}.") from None
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
 
@@ -488,6 +512,54 @@ def _shown(args, kind: str) -> str:
     return "stdout" if path == "-" else path
 
 
+#: How a message names each file a command reads, and each option that writes one.
+_READ = {"data": "the data file", "labels": "the labels file",
+         "true_labels": "the file of true labels", "model": "the model"}
+_WRITTEN = {"outputs": "-o/--outputs", "predictions": "--predictions", "model": "--model",
+            "trace": "--trace", "film": "--film"}
+
+
+def _check_paths(args, reads: tuple[str, ...], writes: tuple[str, ...]) -> None:
+    """Refuse, before any work, two outputs written to one file (the second would overwrite
+    the first) and an output written over a file the command reads."""
+    def path(kind: str) -> str | None:
+        value = (_outputs_path(args, kind) if kind in ("outputs", "predictions")
+                 else getattr(args, kind, None))
+        return None if value is None or str(value) == "-" else str(value)
+
+    read = [(kind, path(kind)) for kind in reads if path(kind) is not None]
+    written = [(kind, path(kind)) for kind in writes if path(kind) is not None]
+    for i, (kind, target) in enumerate(written):
+        folder = Path(target).parent
+        if Path(target).is_dir() or not folder.is_dir():
+            where = ("is a folder, not a file" if Path(target).is_dir() else
+                     f"is in the folder {folder}, which does not exist")
+            raise UsageError(f"{_WRITTEN[kind]} {target} {where}: give the path of a file to "
+                             "write.")
+        for other, source in read:
+            if _same_file(target, source):
+                raise UsageError(f"{_WRITTEN[kind]} names {target}, which is {_READ[other]}: "
+                                 "writing there would overwrite it; give another path.")
+        for other, earlier in written[:i]:
+            if _same_file(target, earlier):
+                raise UsageError(f"{_WRITTEN[other]} and {_WRITTEN[kind]} both write {target}: "
+                                 "one would overwrite the other; give each its own path.")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths are one regular file (or would be: a file not there yet); a device
+    such as /dev/null may take any number of outputs."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(a).st_mode):
+            return False
+        return os.path.samefile(a, b)
+    except OSError:  # not there yet (or not readable): by its resolved name
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _write_outputs(args, decision, predicted) -> None:
     """svmlin's ``.outputs``: one line per point, ``%g`` (more digits here), tab-separated
     columns for k > 2 classes; and the predicted class names, one per line."""
@@ -531,10 +603,58 @@ def _load_model(path: Path, allow_unsafe_pickle: bool = False):
         raise UsageError(f"Cannot read the model {path}: {error.strerror or error}.") from None
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if not hasattr(estimator, "decision_function") or info.get("classes") is None or (
-            not isinstance(info.get("n_features"), int)):
+    if not hasattr(estimator, "decision_function") or not isinstance(info, dict) or (
+            "classes" not in info or "n_features" not in info):
         raise UsageError(f"{path} is not a model saved by `s3vm fit --model`.")
+    _check_model_info(path, estimator, info)
     return estimator, info
+
+
+def _check_model_info(path: Path, estimator, info: dict) -> None:
+    """What the command line keeps beside a model (its class names, number of features and
+    svmlight numbering), checked against its estimator: a damaged model is said to be one
+    before any point is read, not blamed on the data (or a raw IndexError) later."""
+    from numbers import Integral
+
+    from toy_data.files import MAX_FEATURES, one_line
+
+    damaged = f"{path} is a damaged model file: its"
+    classes, n_features, zero_based = info["classes"], info["n_features"], info.get("zero_based")
+    names = list(classes) if isinstance(classes, list | tuple | np.ndarray) else []
+    words = all(isinstance(name, str) for name in names)
+    numbers = all(isinstance(name, Integral) and not isinstance(name, bool | np.bool_)
+                  for name in names)
+    if len(names) < 2 or not (words or numbers) or len(set(names)) != len(names):
+        raise UsageError(f"{damaged} classes are {_shown_value(classes)}, not a list of two or "
+                         "more distinct class names (text or whole numbers).")
+    for name in names:
+        if words and not one_line(name):
+            raise UsageError(f"{path} has the class name {_shown_value(name)}, which spans "
+                             "lines: the predictions file writes one class a line, so a class "
+                             "name must be one line. Rename the class in the data and fit "
+                             "again.")
+    fitted = getattr(estimator, "classes_", None)
+    if not (isinstance(fitted, np.ndarray) and fitted.dtype.kind in "iu" and (
+            np.array_equal(fitted, np.arange(len(names))))):
+        raise UsageError(f"{damaged} estimator's classes_ are {_shown_value(fitted)}, not the "
+                         f"class numbers 0 .. {len(names) - 1} of its {len(names)} classes.")
+    if not (isinstance(n_features, int) and not isinstance(n_features, bool)
+            and 1 <= n_features <= MAX_FEATURES):
+        raise UsageError(f"{damaged} number of features is {_shown_value(n_features)}, not a "
+                         f"whole number from 1 to {MAX_FEATURES:,}.")
+    fitted = getattr(estimator, "n_features_in_", n_features)
+    if fitted != n_features:
+        raise UsageError(f"{damaged} estimator was fitted on {_shown_value(fitted)} features, "
+                         f"but the model says {n_features}.")
+    if zero_based is not None and not isinstance(zero_based, bool):
+        raise UsageError(f"{damaged} zero_based is {_shown_value(zero_based)}, not true, false "
+                         "or none.")
+
+
+def _shown_value(value) -> str:
+    """A value of a file as a message quotes it: its repr, cut."""
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 class Progress:

@@ -67,10 +67,12 @@ def test_the_library_imports_nothing_of_the_app(path):
 
 @pytest.mark.parametrize("path", python_files("s3vm_cli"), ids=module_name)
 def test_the_command_line_imports_nothing_of_the_app_but_its_film(path):
-    """(``--film`` writes the app's film: ``engine.notebook``, Streamlit-free.)"""
+    """(``--film`` writes the app's film: ``engine.notebook``, Streamlit-free; it checks the
+    film's limit on classes, ``engine.data.MAX_CLASSES``, before the fit.)"""
     banned = {"pages", "streamlit", "plotly", "benchmarks"}
     app = {name for name in imports_of(path) if name.startswith("s3vm_explorer")}
-    assert app <= {"s3vm_explorer.engine.notebook", "s3vm_explorer.engine.notebook.film"}, app
+    assert app <= {"s3vm_explorer.engine.notebook", "s3vm_explorer.engine.notebook.film",
+                   "s3vm_explorer.engine.data", "s3vm_explorer.engine.data.MAX_CLASSES"}, app
     assert not top_packages(path) & banned, f"{module_name(path)} imports " \
         f"{sorted(top_packages(path) & banned)}"
 

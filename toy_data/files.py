@@ -8,7 +8,11 @@ where the file gives it (its label, or its ``truth`` cell), ``-1`` where it is u
 
 CSV / TSV (a tab in the first data line, or a ``.tsv`` name, makes it TSV)
     One point per line. The label column is the one named ``label`` in a header row, else the
-    last column. A header row is recognized when one of its cells is ``label`` or ``truth`` or
+    last column (a ``truth`` column is never the label: a file whose last column is ``truth``
+    names its label column ``label``, unless it holds exactly a model's features). A class name
+    is one line: a quoted label cell with a line break is refused, since the predictions file
+    writes one class a line. A quote left open is refused (it would make the rest of the file
+    one cell). A header row is recognized when one of its cells is ``label`` or ``truth`` or
     one of its feature cells is not a number (a header row whose cells are partly numbers is
     said, with a ``HeaderRowWarning``). An empty label cell, ``?`` or ``-1`` marks an unlabeled
     point; class names may be words. A column named ``truth`` in the header row holds the true
@@ -159,7 +163,8 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
     ----------
     source : str, os.PathLike, bytes or binary file object
         A path, the file's contents, or an open file (an upload: its ``name`` picks the
-        format, its ``size`` is checked first when it has one).
+        format, its ``size`` is checked first when it has one). Text in a ``str`` (it holds a
+        line break), a folder or a file open in text mode is refused with a sentence.
     format : {"auto", "csv", "tsv", "svmlight"}, default="auto"
         "auto" goes by the file name's extension, else by the first data line (``index:value``
         pairs mean svmlight, a tab TSV); a ``.csv`` file whose lines are svmlight rows is read
@@ -183,8 +188,17 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
     -------
     DataFile
     """
-    if format not in FORMATS:
+    if not isinstance(format, str) or format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}.")
+    if n_features is not None and not (_is_whole(n_features) and n_features >= 1):
+        raise TypeError(f"n_features must be a whole number of at least 1 (the model's number "
+                        f"of features) or None, not {n_features!r} "
+                        f"({type(n_features).__name__}).")
+    if not (_is_whole(min_classes) and min_classes >= 0):
+        raise TypeError(f"min_classes must be a whole number of at least 0, not "
+                        f"{min_classes!r} ({type(min_classes).__name__}).")
+    if not (isinstance(zero_based, bool) or zero_based == "auto"):
+        raise TypeError(f"zero_based must be True, False or \"auto\", not {zero_based!r}.")
     name = _name_of(source)
     text = _text(_read_bytes(source, name), name)
     where = f" of {name}" if name else ""
@@ -233,6 +247,9 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
 
 
 def _name_of(source) -> str | None:
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        raise TypeError(f"read_data was given text ({_shown(source)}) where a path belongs: "
+                        "give the file's path, or its contents as bytes (text.encode()).")
     if isinstance(source, str | os.PathLike):
         return os.fspath(source)
     name = getattr(source, "name", None)
@@ -252,6 +269,12 @@ def _read_bytes(source, name) -> bytes:
         if isinstance(size, int):
             _check_size(size, name)
         data = source.read(MAX_FILE_BYTES + 1)
+        if not isinstance(data, bytes | bytearray):
+            what = "is open in text mode" if isinstance(data, str) else (
+                f"reads as {type(data).__name__}, not bytes")
+            raise TypeError(f"The file{f' {name}' if name else ''} {what}: open it in binary "
+                            "mode (open(path, 'rb')); the reader decodes the text itself.")
+        data = bytes(data)
     else:
         raise TypeError(f"Give a path, bytes or an open binary file, not {type(source).__name__}.")
     _check_size(len(data), name, read=True)
@@ -262,6 +285,8 @@ def _read_path(path, name) -> bytes:
     """A path's bytes, bounded; a FIFO is opened without waiting for a writer (one that has
     none reads as empty instead of blocking)."""
     mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise ValueError(f"{name} is a folder, not a file: give the path of a data file.")
     if stat.S_ISREG(mode):
         _check_size(os.stat(path).st_size, name)
     flags = os.O_RDONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)
@@ -354,38 +379,48 @@ def _separator(text: str) -> str:
 
 def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
     rows, numbers = [], []
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    # strict: an unclosed quote is an error, not the rest of the file read as one cell
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    start = 1  # the line a row starts on (a quoted cell may span lines)
     try:
         for cells in reader:
+            line, start = start, reader.line_num + 1
             if not cells or (len(cells) == 1 and not cells[0].strip()) or (
                     cells[0].lstrip().startswith("#")):
                 continue
             cells = [cell.strip() for cell in cells]
             if not rows and len(cells) > MAX_COLUMNS + 1:
                 raise ValueError(
-                    f"Line {reader.line_num}{where} has {len(cells):,} columns; at most "
+                    f"Line {line}{where} has {len(cells):,} columns; at most "
                     f"{MAX_COLUMNS:,} features and a label are allowed (MAX_COLUMNS)."
                 )
             if rows and len(cells) != len(rows[0]):
                 raise ValueError(
-                    f"Line {reader.line_num}{where} has {len(cells)} values, but line "
+                    f"Line {line}{where} has {len(cells)} values, but line "
                     f"{numbers[0]} has {len(rows[0])}: every line needs the same number of "
                     "columns."
                 )
             if len(rows) > MAX_POINTS:  # a header row and MAX_POINTS data rows at most
                 raise ValueError(
                     f"The file{where} has more than {MAX_POINTS:,} data rows (line "
-                    f"{reader.line_num} is one too many; MAX_POINTS). Use a sample of its rows."
+                    f"{line} is one too many; MAX_POINTS). Use a sample of its rows."
                 )
             rows.append(cells)
-            numbers.append(reader.line_num)
+            numbers.append(line)
     except csv.Error as error:
-        line = reader.line_num
+        lines = text.split("\n")
+        first = lines[start - 1] if start <= len(lines) else ""
+        if "unexpected end of data" in str(error) or (
+                "field larger than field limit" in str(error) and first.count('"') % 2):
+            raise ValueError(f"Line {start}{where} opens a quote (\") that no quote closes, so "
+                             "the rest of the file would be one value: close the quote, or "
+                             "remove it.") from None
         if "field larger than field limit" in str(error):
-            raise ValueError(f"Line {line}{where} has a value longer than "
+            raise ValueError(f"Line {start}{where} has a value longer than "
                              f"{MAX_FIELD_CHARS:,} characters (MAX_FIELD_CHARS): is it a "
                              "text file of one point per line?") from None
-        raise ValueError(f"Line {line}{where} cannot be read as CSV: {error}.") from None
+        raise ValueError(f"Line {start}{where} cannot be read as CSV: {error} (a quoted value "
+                         "ends at its closing quote).") from None
     header = rows[0] if _is_header(rows[0]) else None
     if header is not None:
         header_line, rows, numbers = numbers[0], rows[1:], numbers[1:]
@@ -400,10 +435,16 @@ def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
     truth = _named_column(header, header_line if header else None, TRUTH_COLUMN, where)
     columns = [j for j in range(len(rows[0])) if j != truth]  # features and the label
     label = _label_column(header, header_line if header else None, columns, n_features,
-                          numbers[0], where)
+                          numbers[0], where, truth)
     features = [j for j in range(len(rows[0])) if j not in (label, truth)]
     if not features:
         raise ValueError(_no_feature(rows[0], numbers[0], where, delimiter, label, truth))
+    for number, row in zip(numbers, rows, strict=True):
+        if label is not None and not one_line(row[label]):
+            raise ValueError(f"Line {number}{where} has the label {_shown(row[label])} in "
+                             f"{_column(label, header)}, which spans lines: a class name is "
+                             "one line (the predictions file writes one class a line). Rename "
+                             "the class.")
     X = _numbers(rows, features, numbers, header, where)
     cells = [row[label] for row in rows] if label is not None else [""] * len(rows)
     y, classes = _encode(cells, _unlabeled_cells(cells), numbers, where,
@@ -437,6 +478,20 @@ def _say_a_doubtful_header(header, line: int, where: str) -> None:
         "that cell, or the row is lost."), stacklevel=4)
 
 
+def _is_whole(value) -> bool:
+    """An int (a numpy one too), not a bool and not a string of digits."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+#: What ends a line, as ``str.splitlines`` knows it: no class name may hold one.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def one_line(name: str) -> bool:
+    """Whether a class name is one line: the predictions file writes one class a line."""
+    return not any(character in LINE_BREAKS for character in name)
+
+
 def _is_number(cell: str) -> bool:
     try:
         float(cell)
@@ -453,11 +508,19 @@ def _named_column(header, header_line, name, where) -> int | None:
     return named[0] if named else None
 
 
-def _label_column(header, header_line, columns, n_features, first_line, where) -> int | None:
-    """The label column's index: the one named ``label``, else the last of ``columns`` (the
-    file's columns but the truth column); None when they are exactly a model's features."""
+def _label_column(header, header_line, columns, n_features, first_line, where,
+                  truth) -> int | None:
+    """The label column's index: the one named ``label``, else the last column, which may not
+    be the ``truth`` column; None when ``columns`` (the file's columns but the truth column)
+    are exactly a model's features."""
     named = _named_column(header, header_line, LABEL_COLUMN, where)
     width = len(columns)
+    if named is None and truth is not None and truth > columns[-1] and width != n_features:
+        raise ValueError(
+            f"Line {header_line}{where} names a 'truth' column, the last one, but no 'label' "
+            "column: name the label column 'label' in the header row (the truth column is "
+            "never the label, nor a feature)."
+        )
     if n_features is not None and width not in (n_features, n_features + 1) or (
             named is not None and n_features is not None and width != n_features + 1):
         raise ValueError(
@@ -600,6 +663,10 @@ def _truth_codes(cells, y, classes, where, format) -> np.ndarray:
         name = _class_number(cell, number, where, "the true classes") if (
             numeric and _is_number(cell)) else cell
         code = index.get(name)
+        if code is None and not index:
+            raise ValueError(f"Line {number}{where} gives the true class {_shown(cell)}, but no "
+                             "point is labeled: a true class is one of the labeled points' "
+                             "classes. Label points, or leave the true classes out.")
         if code is None:
             known = ", ".join(map(str, classes.tolist()))
             raise ValueError(f"Line {number}{where} gives the true class {_shown(cell)}, which no "

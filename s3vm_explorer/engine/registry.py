@@ -223,9 +223,9 @@ SOLVERS: dict[str, Solver] = {
                "2006: the global minimum of the cS3VM paper's eq. (2) under its balance (3), "
                "for small data", "gap", (
                    C_LDS, C_STAR_LDS, KERNEL, SIGMA,
-                   Param("max_time", "time limit (s)", 20.0, "Seconds of search at most: then "
-                         "the best solution found, with its certified gap to the global "
-                         "minimum. Below about 60 points the minimum is usually proven within "
+                   Param("max_time", "time limit (s)", 20.0, "Seconds of computation (CPU) "
+                         "for the whole fit, its starting solutions included: then the best "
+                         "solution found, with its certified gap to the global minimum. Below about 60 points the minimum is usually proven within "
                          "seconds (docs/benchmarks.md).", low=1.0, high=600.0),
                )),
         Solver("LapRLSC", "LapRLSC (Laplacian RLS)", LapRLSC,

@@ -131,9 +131,12 @@ BAD_INPUT = [
                                            "has 3"),
     (["fit", "binary.csv", "-s", "svm"], 2, "is not a text file: line 2 holds binary data"),
     (["fit", "one_class.csv", "-s", "svm"], 2, "Only one class ('a') is labeled"),
-    (["fit", "moons.csv", "-s", "svm", "-o", "no/such/folder/out"], 1,
-     "Cannot write no/such/folder/out"),
+    (["fit", "moons.csv", "-s", "svm", "-o", "/dev/full"], 1,
+     "Cannot write /dev/full: No space left on device"),
     (["predict", "moons.csv", "moons.csv"], 2, "moons.csv is not a model in s3vm's format"),
+    # refused before the fit, as every output path that cannot be written
+    (["fit", "moons.csv", "-s", "svm", "-o", "no/such/folder/out"], 2,
+     "-o/--outputs no/such/folder/out is in the folder no/such/folder, which does not exist"),
 ]
 
 

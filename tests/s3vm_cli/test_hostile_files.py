@@ -1,4 +1,5 @@
-"""Hostile and awkward input to the command line (issue 33, items 1, 2, 9-14; issue 36, item 9):
+"""Hostile and awkward input to the command line (issue 33, items 1, 2, 9-14; issue 36, item 9;
+issue 40, item 9):
 each case ends in exit 0 with what the user asked, or in one line on stderr with the exit code
 of a bad input (2), never a traceback, a raw library message, a hang or an invented number.
 
@@ -8,6 +9,7 @@ entry point in a subprocess."""
 import json
 import os
 import threading
+import zipfile
 
 import numpy as np
 import pytest
@@ -65,6 +67,13 @@ REFUSED = [
     ("contradiction.csv", "x,label,truth\n0,a,b\n1,b,\n", ["Line 2", "true class 'b'",
                                                           "labeled 'a'"]),
     ("unknown_class.csv", "x,label,truth\n0,a,\n1,b,\n2,,c\n", ["'c'", "no labeled point"]),
+    # issue 40, item 9
+    ("quote.csv", 'x1,x2,label\n0,0,a\n1,"1,b\n0,1,a\n1,0,b\n', [
+        "Line 3 of quote.csv opens a quote", "no quote closes"]),
+    ("newline.csv", 'x1,label\n0,"a\nb"\n1,c\n2,"a\nb"\n', [
+        "Line 2 of newline.csv has the label 'a\\nb'", "spans lines"]),
+    ("truth_no_label.csv", "x1,x2,truth\n0,0,a\n1,1,b\n0,1,a\n", [
+        "names a 'truth' column, the last one, but no 'label' column"]),
 ]
 
 
@@ -226,3 +235,150 @@ def test_a_fit_that_ends_on_one_class_says_the_setting_and_exits_0(tmp_path, mon
     assert code == 0
     said = [line for line in err if line.startswith("s3vm: warning:")]
     assert said and "tol" in said[0], err
+
+
+# -- damaged models, and outputs that would overwrite (issue 40, item 9) ---------------------
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    """A model of the moons file, its arrays and tree, and new points to predict."""
+    folder = tmp_path_factory.mktemp("model")
+    (folder / "moons.csv").write_text(moons_csv())
+    assert main(["fit", str(folder / "moons.csv"), "-s", "svm", "-q", "--model",
+                 str(folder / "moons.npz"), "-o", str(folder / "o"), "--predictions",
+                 str(folder / "p")]) == 0
+    with np.load(folder / "moons.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    tree = json.loads(arrays.pop("model.json").tobytes())
+    return folder / "moons.npz", tree, arrays
+
+
+def _state(tree) -> dict:
+    return dict(tree["estimator"]["state"]["$dict"])
+
+
+def _set(tree, part: str, key: str, value) -> None:
+    pairs = tree["info"]["$dict"] if part == "info" else tree["estimator"]["state"]["$dict"]
+    pairs[:] = [pair for pair in pairs if pair[0] != key] + [[key, value]]
+
+
+def _nan_coef(tree, arrays):
+    name = _state(tree)["coef_"]["$array"]
+    arrays[name] = np.full_like(arrays[name], np.nan)
+
+
+def _float_classes(tree, arrays):
+    arrays[_state(tree)["classes_"]["$array"]] = np.array([0.0, 1.0])
+
+
+DAMAGED = {
+    "nested classes": (lambda t, a: _set(t, "info", "classes", {"$list": [
+        {"$list": [0, 1]}, {"$list": [2]}]}), ["damaged model file: its classes are [[0, 1], "
+                                               "[2]], not a list of two or more"]),
+    "short classes": (lambda t, a: _set(t, "info", "classes", {"$list": [0]}),
+                      ["damaged model file: its classes are [0]"]),
+    "three classes": (lambda t, a: _set(t, "info", "classes", {"$list": [0, 1, 2]}),
+                      ["its estimator's classes_ are [0, 1], not the class numbers 0 .. 2"]),
+    "float classes_": (_float_classes, ["its estimator's classes_ are [0.0, 1.0]"]),
+    "newline class": (lambda t, a: _set(t, "info", "classes", {"$list": ["a\nb", "c"]}),
+                      ["has the class name 'a\\nb', which spans lines"]),
+    "n_features": (lambda t, a: _set(t, "info", "n_features", 3),
+                   ["its estimator was fitted on 2 features, but the model says 3"]),
+    "n_features bool": (lambda t, a: _set(t, "info", "n_features", True),
+                        ["its number of features is True"]),
+    "zero_based": (lambda t, a: _set(t, "info", "zero_based", "yes"), ["its zero_based is 'yes'"]),
+    "scalar 2**70": (lambda t, a: _set(t, "state", "n_iter_", {"$scalar": "<i8", "v": 2**70}),
+                     ["estimator.n_iter_ is 1180591620717411303424, which is no int64 value"]),
+    "nan weights": (_nan_coef, ["estimator.coef_", "not finite", "the file is damaged"]),
+    "predict attribute": (lambda t, a: _set(t, "state", "predict", 1),
+                          ["estimator sets predict, which is a method or a property"]),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED, ids=list(DAMAGED))
+def test_a_damaged_model_is_said_to_be_one(tmp_path, monkeypatch, capsys, saved_model, case):
+    _, tree, arrays = saved_model
+    tree, arrays = json.loads(json.dumps(tree)), dict(arrays)
+    edit, words = DAMAGED[case]
+    edit(tree, arrays)
+    np.savez(tmp_path / "bad.npz", **{"model.json": np.frombuffer(json.dumps(tree).encode(),
+                                                                  dtype=np.uint8)}, **arrays)
+    (tmp_path / "new.csv").write_text("".join(f"{a!r},{b!r}\n" for a, b in X.tolist()))
+    code, out, err = run(monkeypatch, capsys, tmp_path, "predict", "bad.npz", "new.csv")
+    assert one_line(err, code, 2, ["bad.npz", *words])
+    assert not (tmp_path / "new.csv.predictions").exists()
+
+
+def test_a_zip_bomb_beside_a_model_is_never_unpacked(tmp_path, monkeypatch, capsys,
+                                                      saved_model):
+    """An entry the model does not name (64 MiB of zeros, 64 kB deflated) is not read: the
+    prediction is the model's (before, every entry was unpacked, twice)."""
+    path, _, _ = saved_model
+    (tmp_path / "bomb.npz").write_bytes(path.read_bytes())
+    with zipfile.ZipFile(tmp_path / "bomb.npz", "a", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bomb.npy", bytes(2**26))
+    (tmp_path / "new.csv").write_text("".join(f"{a!r},{b!r}\n" for a, b in X.tolist()))
+    code, out, err = run(monkeypatch, capsys, tmp_path, "predict", "bomb.npz", "new.csv",
+                         "--predictions", "-", "-q")
+    assert code == 0 and err == []
+    assert out.split() == [str(c) for c in SVMBaseline().fit(X, LABELS).predict(X)]
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--film", "same", "-o", "same"], ["-o/--outputs and --film both write same"]),
+    (["--film", "moons.csv.predictions"], ["--predictions and --film both write "
+                                           "moons.csv.predictions"]),
+    (["--model", "m", "--trace", "./m"], ["--model and --trace both write m:"]),
+    (["-o", "moons.csv"], ["-o/--outputs names moons.csv, which is the data file: writing "
+                           "there would overwrite it"]),
+    (["--film", "truth.txt", "--true-labels", "truth.txt"], [
+        "--film names truth.txt, which is the file of true labels"]),
+    (["--film", "."], ["--film . is a folder, not a file"]),
+])
+def test_outputs_that_would_overwrite_each_other_or_the_data_are_refused_before_the_fit(
+        tmp_path, monkeypatch, capsys, options, words):
+    (tmp_path / "moons.csv").write_text(moons_csv())
+    (tmp_path / "truth.txt").write_text("".join(f"{c}\n" for c in Y))
+    before = sorted(os.listdir(tmp_path))
+    code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "moons.csv", "-s", "svm", *options)
+    assert one_line(err, code, 2, words)
+    assert sorted(os.listdir(tmp_path)) == before and (
+        tmp_path / "moons.csv").read_text() == moons_csv()
+
+
+def test_predict_refuses_outputs_over_its_model(tmp_path, monkeypatch, capsys, saved_model):
+    path, _, _ = saved_model
+    (tmp_path / "m.npz").write_bytes(path.read_bytes())
+    (tmp_path / "new.csv").write_text("".join(f"{a!r},{b!r}\n" for a, b in X.tolist()))
+    code, _, err = run(monkeypatch, capsys, tmp_path, "predict", "m.npz", "new.csv",
+                       "--predictions", "m.npz")
+    assert one_line(err, code, 2, ["--predictions names m.npz, which is the model"])
+    assert (tmp_path / "m.npz").read_bytes() == path.read_bytes()
+
+
+def test_a_film_of_more_classes_than_it_tells_apart_is_refused_before_the_fit(
+        tmp_path, monkeypatch, capsys):
+    from engine.data import MAX_CLASSES
+
+    rows = ["x1,x2,label"] + [f"{3 * k + i * 0.1},{i},{f'c{k}' if i < 2 else ''}"
+                              for k in range(MAX_CLASSES + 1) for i in range(3)]
+    (tmp_path / "many.csv").write_text("\n".join(rows) + "\n")
+    code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "many.csv", "-s", "svm", "--film",
+                       "film.html")
+    assert one_line(err, code, 2, [f"--film tells at most {MAX_CLASSES} classes apart",
+                                   f"the data have {MAX_CLASSES + 1}"])
+    assert sorted(os.listdir(tmp_path)) == ["many.csv"]  # no output half-written
+
+
+def test_a_labels_file_that_is_a_folder_or_missing_is_named(tmp_path, monkeypatch, capsys):
+    (tmp_path / "examples").write_text("1:1\n1:2\n1:3\n")
+    (tmp_path / "labels").mkdir()
+    code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "examples", "labels", "-s", "svm")
+    assert one_line(err, code, 2, ["labels is a folder, not a file"])
+    code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "examples", "missing", "-s", "svm")
+    assert one_line(err, code, 2, ["Cannot read missing: No such file"])
+    (tmp_path / "labeled.svm").write_text("1 1:1\n-1 1:2\n0 1:3\n")
+    code, _, err = run(monkeypatch, capsys, tmp_path, "fit", "labeled.svm", "-s", "svm",
+                       "--true-labels", "labels")
+    assert one_line(err, code, 2, ["labels is a folder, not a file"])

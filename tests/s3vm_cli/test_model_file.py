@@ -4,6 +4,7 @@ when it is loaded (issue 33, item 14)."""
 import io
 import json
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -144,8 +145,9 @@ def test_a_crafted_archive_is_refused_with_a_sentence(tmp_path, estimator, messa
 
 
 def test_arrays_that_need_pickle_or_claim_more_than_they_hold_are_refused(tmp_path):
+    tree = json.dumps(valid_tree({"$array": "a0"})).encode()
     with open(tmp_path / "objects.npz", "wb") as handle:
-        np.savez(handle, **{"model.json": np.frombuffer(b"{}", dtype=np.uint8),
+        np.savez(handle, **{"model.json": np.frombuffer(tree, dtype=np.uint8),
                             "a0": np.array([Payload(tmp_path / "ran")], dtype=object)})
     with pytest.raises(ValueError, match="a0.npy holds object, not numbers"):
         load_model(tmp_path / "objects.npz")
@@ -155,7 +157,7 @@ def test_arrays_that_need_pickle_or_claim_more_than_they_hold_are_refused(tmp_pa
     np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
                                                   "shape": (10**12,)})
     with zipfile.ZipFile(tmp_path / "huge.npz", "w") as archive:
-        archive.writestr("model.json.npy", _npy(np.frombuffer(b"{}", dtype=np.uint8)))
+        archive.writestr("model.json.npy", _npy(np.frombuffer(tree, dtype=np.uint8)))
         archive.writestr("a0.npy", header.getvalue() + b"\0" * 16)
     with pytest.raises(ValueError, match="a0.npy claims more data than it holds"):
         load_model(tmp_path / "huge.npz")
@@ -173,3 +175,205 @@ def test_a_model_is_read_from_a_regular_file_only(tmp_path):
     (tmp_path / "text.npz").write_bytes(pickle.dumps([1, 2]))
     with pytest.raises(ValueError, match="is not a model in s3vm's format"):
         load_model(tmp_path / "text.npz")
+
+
+# -- the last hostile models (issue 40, item 9) -----------------------------------------------
+
+SVM_STATE = "s3vm_core.solvers.svm:SVMBaseline"
+
+
+@pytest.mark.parametrize("estimator, message", [
+    ({"$object": SVM_STATE, "id": 0, "state": {"$dict": [["predict", 1]]}},
+     "estimator sets predict, which is a method or a property of SVMBaseline"),
+    ({"$object": SVM_STATE, "id": 0, "state": {"$dict": [["__class__", 1]]}},
+     "estimator has the attribute name '__class__'"),
+    ({"$object": SVM_STATE, "id": 0, "state": {"$dict": [["not a name", 1]]}},
+     "estimator has the attribute name 'not a name'"),
+    ({"$object": SVM_STATE, "id": 0, "state": {"$list": [1, 2]}},
+     "estimator has a state of 2 values, not the fields of SVMBaseline"),
+    ({"$object": SVM_STATE, "id": [0], "state": None}, "estimator is an object without a number"),
+    ({"$scalar": "<i8", "v": 2**70}, "estimator is 1180591620717411303424, which is no int64"),
+    ({"$scalar": "<u1", "v": -1}, "estimator is -1, which is no uint8 value"),
+    ({"$scalar": "<i8", "v": "abc"}, "estimator is 'abc', which is no int64 value"),
+    ({"$scalar": "zz", "v": 1}, "estimator names the dtype 'zz', which a model file does not"),
+    ({"$dtype": "O"}, "estimator names the dtype 'O', which a model file does not keep"),
+    ({"$ref": 7}, "estimator refers to the object 7, which the file does not define"),
+    ({"$array": "a9"}, "estimator names the array 'a9', which the archive does not hold"),
+    ({"$array": "model.json"}, "estimator names the array 'model.json', which the archive"),
+    ({"$tuple": 5}, "estimator holds 5 where a list belongs"),
+    ({"$dict": [[{"$list": [1]}, 2]]}, "estimator has the key [1], not a number or text"),
+    ({"$dict": [[1, 2, 3]]}, "estimator has an entry that is not a (key, value) pair"),
+    ({"$sparse": "csr_matrix", "id": 1, "shape": ["x", 2], "data": "a0", "indices": "a0",
+      "indptr": "a0"}, "estimator is a sparse matrix of type 'csr_matrix' and shape ['x', 2]"),
+    ({"$object": "s3vm_core.solvers.finite_newton:NewtonResult", "id": 0, "fields": [1]},
+     "estimator is not a s3vm_core.solvers.finite_newton:NewtonResult (a named tuple of that "
+     "many fields)"),
+])
+def test_a_damaged_tree_is_refused_with_where_and_what(tmp_path, estimator, message):
+    crafted_archive(tmp_path / "m.npz", valid_tree(estimator))
+    with pytest.raises(ValueError, match=r"is not a valid s3vm model file: " + re.escape(message)):
+        load_model(tmp_path / "m.npz")
+
+
+def test_nan_weights_are_said_to_be_a_damaged_file(tmp_path):
+    save_model(tmp_path / "model.npz", SVMBaseline().fit(X, LABELS), classes=[0, 1],
+               n_features=2)
+    with np.load(tmp_path / "model.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    tree = json.loads(arrays["model.json"].tobytes())
+    name = dict(tree["estimator"]["state"]["$dict"])["coef_"]["$array"]
+    arrays[name] = np.where(np.arange(arrays[name].size) == 3, np.nan, arrays[name])
+    np.savez(tmp_path / "nan.npz", **arrays)
+    with pytest.raises(ValueError, match=rf"estimator\.coef_ \(the array {name}\) holds numbers "
+                                         r"that are not finite \(nan or inf\), which no fitted "
+                                         r"model has: the file is damaged"):
+        load_model(tmp_path / "nan.npz")
+
+
+def test_an_exact_solver_model_saved_before_its_module_moved_still_loads(tmp_path):
+    """0.1.0 wrote ``s3vm_core.global_opt:BranchAndBoundS3VM``; the class now lives in
+    ``s3vm_core.solvers.bnb`` (CHANGELOG.md, 0.2.0)."""
+    from s3vm_core import BranchAndBoundS3VM
+
+    model = BranchAndBoundS3VM(max_time=5).fit(X[:20], LABELS[:20])
+    save_model(tmp_path / "model.npz", model, classes=[0, 1], n_features=2)
+    with np.load(tmp_path / "model.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    text = arrays["model.json"].tobytes().decode()
+    assert "s3vm_core.solvers.bnb:BranchAndBoundS3VM" in text
+    old = text.replace("s3vm_core.solvers.bnb:", "s3vm_core.global_opt:").encode()
+    np.savez(tmp_path / "old.npz", **{**arrays, "model.json": np.frombuffer(old, np.uint8)})
+    loaded, _ = load_model(tmp_path / "old.npz")
+    np.testing.assert_array_equal(loaded.predict(X_NEW), model.predict(X_NEW))
+
+
+def test_arrays_of_every_kind_and_order_come_back_as_they_were(tmp_path):
+    arrays = {"fortran": np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+              "big_endian": np.arange(5, dtype=">f8"), "flags": np.array([True, False]),
+              "complex": np.array([1 + 2j]), "scalar": np.array(3.5), "empty": np.zeros((0, 3))}
+    save_model(tmp_path / "m.npz", SVMBaseline(), **arrays)
+    _, info = load_model(tmp_path / "m.npz")
+    for name, array in arrays.items():
+        assert info[name].dtype == array.dtype and info[name].shape == array.shape, name
+        np.testing.assert_array_equal(info[name], array)
+    assert info["fortran"].flags.f_contiguous
+
+
+def _with_entry(path, name: str, data: bytes, compress_type=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(name, data, compress_type=compress_type)
+
+
+def _declared_size(path, name: str, size: int) -> None:
+    """Make the archive say that ``name`` unpacks to ``size`` bytes (in its local header and in
+    the central directory), whatever its stream holds."""
+    data = bytearray(Path(path).read_bytes())
+    encoded = name.encode()
+    for signature, field in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = data.find(signature + b"")
+        while start >= 0:
+            name_at = start + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at:name_at + len(encoded)] == encoded:
+                data[start + field:start + field + 4] = size.to_bytes(4, "little")
+                break
+            start = data.find(signature, start + 4)
+    Path(path).write_bytes(bytes(data))
+
+
+def test_only_the_entries_the_tree_names_are_unpacked_and_within_the_limit(tmp_path,
+                                                                        monkeypatch):
+    from s3vm_cli import model_file
+
+    model = SVMBaseline().fit(X, LABELS)
+    save_model(tmp_path / "model.npz", model, classes=[0, 1], n_features=2)
+    # entries no tree names: one that says it unpacks to 4 GiB, one whose CRC fails; loading
+    # unpacks neither
+    _with_entry(tmp_path / "model.npz", "bomb.npy", b"\x00" * 100)
+    _declared_size(tmp_path / "model.npz", "bomb.npy", 2**32 - 1)
+    _with_entry(tmp_path / "model.npz", "junk.npy", b"not deflate", zipfile.ZIP_STORED)
+    raw = bytearray((tmp_path / "model.npz").read_bytes())
+    raw[raw.find(b"not deflate")] ^= 0xFF
+    (tmp_path / "model.npz").write_bytes(bytes(raw))
+    loaded, _ = load_model(tmp_path / "model.npz")
+    np.testing.assert_allclose(loaded.decision_function(X_NEW), model.decision_function(X_NEW))
+
+    # a named entry past the limit (2 MiB of zeros, 2 KiB deflated) is refused before it is
+    # unpacked, by the archive's word for its size
+    save_model(tmp_path / "big.npz", model, weights=np.zeros(2**18))
+    with zipfile.ZipFile(tmp_path / "big.npz") as stored, zipfile.ZipFile(
+            tmp_path / "deflated.npz", "w", zipfile.ZIP_DEFLATED) as deflated:
+        for name in stored.namelist():
+            deflated.writestr(name, stored.read(name))
+    monkeypatch.setattr(model_file, "MAX_MODEL_BYTES", 2**20)
+    with pytest.raises(ValueError, match=r"a\d+\.npy unpacks to 2\.0 MiB, more than the "
+                                         r"[\d.]+ KiB left of the 1\.0 MiB a model may unpack in "
+                                         r"all \(MAX_MODEL_BYTES\)"):
+        load_model(tmp_path / "deflated.npz")
+
+
+def test_an_archive_of_too_many_entries_is_refused_before_its_directory_is_read(
+        tmp_path, monkeypatch):
+    from s3vm_cli import model_file
+
+    save_model(tmp_path / "model.npz", SVMBaseline().fit(X, LABELS), classes=[0, 1],
+               n_features=2)
+    assert load_model(tmp_path / "model.npz")  # its directory: well under a kilobyte an array
+    monkeypatch.setattr(model_file, "MAX_DIRECTORY_BYTES", 2**12)
+    with zipfile.ZipFile(tmp_path / "model.npz", "a") as archive:
+        for i in range(100):
+            archive.writestr(f"empty{i}", b"")
+    with pytest.raises(ValueError, match=r"its archive's directory takes [\d.]+ KiB, more "
+                                         r"than the 4\.0 KiB a model's may take "
+                                         r"\(MAX_DIRECTORY_BYTES"):
+        load_model(tmp_path / "model.npz")
+
+
+def _lying_archive(path, entry: bytes, declared: int | None = None) -> None:
+    """A model whose tree is the array ``a0``, its entry ``entry`` deflated; the archive says
+    it unpacks to ``declared`` bytes."""
+    tree = json.dumps(valid_tree({"$array": "a0"})).encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("model.json.npy", _npy(np.frombuffer(tree, dtype=np.uint8)))
+        archive.writestr("a0.npy", entry)
+    if declared is not None:
+        _declared_size(path, "a0.npy", declared)
+
+
+def test_an_archive_that_lies_about_an_entrys_size_unpacks_no_further_than_its_word(tmp_path):
+    import tracemalloc
+
+    array = _npy(np.arange(1000.0))
+    # 16 MiB of zeros behind the array, the archive saying there is only the array: unpacking
+    # stops at its word (a few kB held at most), and the entry is refused
+    _lying_archive(tmp_path / "less.npz", array + bytes(2**24), len(array))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"is not a valid s3vm model file: .*(Bad CRC|more "
+                                             r"than the archive says)"):
+            load_model(tmp_path / "less.npz")
+        assert tracemalloc.get_traced_memory()[1] < 2**20
+    finally:
+        tracemalloc.stop()
+    # the same said honestly: more data than the array's header claims is refused too
+    _lying_archive(tmp_path / "trailing.npz", array + bytes(2**10))
+    with pytest.raises(ValueError, match=r"a0\.npy holds more data than its array"):
+        load_model(tmp_path / "trailing.npz")
+    # it says less than the array's header claims
+    _lying_archive(tmp_path / "short.npz", array, len(array) - 100)
+    with pytest.raises(ValueError, match=r"a0\.npy claims more data than it holds"):
+        load_model(tmp_path / "short.npz")
+    # it says more than the stream holds: the word is only a bound; the array is whole
+    _lying_archive(tmp_path / "more.npz", array, 2**20)
+    estimator, _ = load_model(tmp_path / "more.npz")
+    np.testing.assert_array_equal(estimator, np.arange(1000.0))
+
+
+def test_a_file_object_where_a_path_belongs_is_said(tmp_path):
+    save_model(tmp_path / "m.npz", SVMBaseline().fit(X, LABELS))
+    with open(tmp_path / "m.npz", "rb") as handle, pytest.raises(
+            TypeError, match=r"^load_model takes the model file's path \(str or os\.PathLike\), "
+                             r"not BufferedReader"):
+        load_model(handle)
+    with open(tmp_path / "n.npz", "w") as handle, pytest.raises(
+            TypeError, match=r"^save_model takes the model file's path .* not TextIOWrapper"):
+        save_model(handle, SVMBaseline())

@@ -378,3 +378,86 @@ def test_a_fifo_without_writer_does_not_block(tmp_path):
     reader.start()
     reader.join(timeout=10)
     assert outcome == [f"The file {fifo} is empty."]
+
+
+# -- the last hostile inputs (issue 40, item 9) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'x,label\n0,a\n1,"b\n2,a\n3,b\n', r"^Line 3 opens a quote \(\"\) that no quote closes"),
+    # the rest of a long file after the quote: said as the quote, not as a value too long
+    (b'x,label\n0,a\n1,"b\n' + b"2,a\n" * 40_000, r"^Line 3 opens a quote"),
+    (b'x,label\n0,a\n1,"b"c\n', r"^Line 3 cannot be read as CSV: ',' expected after '\"'"),
+    (b'x,label\n0,"a\nb"\n1,c\n2,"a\nb"\n', r"^Line 2 has the label 'a\\nb' in column 2 "
+                                           r"\('label'\), which spans lines: a class name is "
+                                           r"one line"),
+    (b'x,label\n0,"a\rb"\n1,c\n', r"^Line 2 has the label 'a\\nb'"),  # \r: a line end too
+    (b"x,label\n0,a\xe2\x80\xa8b\n1,c\n", r"^Line 2 has the label 'a\\u2028b'.*spans lines"),
+    (b"x1,x2,truth\n0,0,a\n1,1,b\n", r"^Line 1 names a 'truth' column, the last one, but no "
+                                    r"'label' column: name the label column 'label'"),
+])
+def test_quotes_line_breaks_in_class_names_and_a_truth_column_without_labels(content, message):
+    with pytest.raises(ValueError, match=message):
+        read_data(content)
+
+
+def test_a_quoted_cell_over_lines_is_numbered_from_its_first_line():
+    data = read_data(b'x,label\n0,a\n"1",b\n2,a\n"3\n",b\n')  # a feature cell of two lines
+    np.testing.assert_array_equal(data.X.ravel(), [0, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"^Line 5, column 1 \('x'\), holds 'x'"):
+        read_data(b'x,label\n0,a\n1,b\n2,a\n"x\n",b\n6,a\n')
+
+
+def test_a_truth_column_with_the_label_named_or_last_is_read():
+    data = read_data(b"x,truth,y\n0,a,a\n1,b,\n2,,b\n")  # the last column is the label
+    assert data.classes.tolist() == ["a", "b"] and data.feature_names == ("x",)
+    np.testing.assert_array_equal(data.truth, [0, 1, 1])
+    # points to predict: exactly the model's features and a truth column, no label
+    data = read_data(b"x1,x2,truth\n0,0,?\n1,1,?\n", n_features=2, min_classes=0)
+    assert data.X.shape == (2, 2) and not data.labeled.any()
+    with pytest.raises(ValueError, match=r"^Line 2 gives the true class 'a', but no point is "
+                                         r"labeled"):
+        read_data(b"x1,x2,truth\n0,0,a\n1,1,b\n", n_features=2, min_classes=0)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"n_features": "2"}, r"^n_features must be a whole number of at least 1 .* not '2' \(str\)"),
+    ({"n_features": True}, r"^n_features must be .* not True \(bool\)"),
+    ({"n_features": 0}, r"^n_features must be a whole number of at least 1"),
+    ({"n_features": 2.0}, r"^n_features must be .* not 2.0 \(float\)"),
+    ({"min_classes": "2"}, r"^min_classes must be a whole number of at least 0"),
+    ({"zero_based": "yes"}, r"^zero_based must be True, False or \"auto\", not 'yes'"),
+])
+def test_arguments_of_the_wrong_type_are_said(arguments, message):
+    with pytest.raises(TypeError, match=message):
+        read_data(b"1,2,a\n3,4,b\n", **arguments)
+    assert read_data(b"1,2,a\n3,4,b\n", n_features=np.int64(2)).X.shape == (2, 2)
+
+
+def test_text_where_a_path_belongs_and_a_text_mode_file_are_said(tmp_path):
+    with pytest.raises(TypeError, match=r"^read_data was given text \('x,label\\n1,a.*'\) where "
+                                        r"a path belongs: give the file's path, or its contents "
+                                        r"as bytes"):
+        read_data("x,label\n1,a\n2,b\n")
+    path = tmp_path / "points.csv"
+    path.write_bytes(b"1,2,a\n3,4,b\n")
+    with open(path) as text_mode, pytest.raises(TypeError, match=r"points\.csv is open in text "
+                                                                 r"mode: open it in binary mode"):
+        read_data(text_mode)
+    (tmp_path / "examples").write_bytes(b"1:1\n1:2\n")
+    (tmp_path / "labels").write_bytes(b"1\n-1\n")
+    with open(tmp_path / "labels") as labels, pytest.raises(TypeError, match="labels is open in "
+                                                                             "text mode"):
+        read_data(tmp_path / "examples", labels=labels)
+    with open(path, "rb") as binary:
+        assert read_data(binary).classes.tolist() == ["a", "b"]
+
+
+def test_a_folder_where_a_file_belongs_is_named(tmp_path):
+    (tmp_path / "examples").write_bytes(b"1:1\n1:2\n")
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    with pytest.raises(ValueError, match=r"labels is a folder, not a file"):
+        read_data(tmp_path / "examples", labels=folder)
+    with pytest.raises(ValueError, match=r"is a folder, not a file"):
+        read_data(tmp_path)
