@@ -225,8 +225,9 @@ SOLVERS: dict[str, Solver] = {
                    C_LDS, C_STAR_LDS, KERNEL, SIGMA,
                    Param("max_time", "time limit (s)", 20.0, "Seconds of computation (CPU) "
                          "for the whole fit, its starting solutions included: then the best "
-                         "solution found, with its certified gap to the global minimum. Below about 60 points the minimum is usually proven within "
-                         "seconds (docs/benchmarks.md).", low=1.0, high=600.0),
+                         "solution found, with its certified gap to the global minimum. Below "
+                         "about 60 points the minimum is usually proven within seconds "
+                         "(docs/benchmarks.md).", low=1.0, high=600.0),
                )),
         Solver("LapRLSC", "LapRLSC (Laplacian RLS)", LapRLSC,
                "Melacci & Belkin, JMLR 2011, §5: the squared-loss relative of LapSVM",
