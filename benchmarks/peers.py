@@ -19,6 +19,11 @@ Run ``python -m benchmarks.peers [--quick] [--repeats N] [--no-write] [--only PA
 prints the table and writes it into docs/benchmarks.md ("Side by side with the reference
 implementations"); ``--only`` runs one pair's rows and prints them only. A pair whose program
 (or g++) is missing is skipped with a sentence. Not part of ``make test``.
+
+``python -m benchmarks.peers --svmlin-cli`` compares the command lines instead: svmlin and
+``s3vm svmlin`` as a user runs them, on the same files (``SVMLIN_CLI_CASES``), whole runs
+timed: the agreement of their predictions, the largest differences of outputs and weights and
+both objectives under svmlin's formula (docs/cli.md quotes it).
 """
 
 from __future__ import annotations
@@ -44,16 +49,18 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from benchmarks.sparse_text import sparse_text_problem
+from benchmarks.sparse_text import make_sparse_text, sparse_text_problem
 from s3vm_cli.svmlin import svmlin_estimator, with_bias
 from s3vm_core import QNS3VM, DeterministicAnnealingS3VM, LabelSwitchingTSVM, LapSVM
 from toy_data import digits_pair, pick_labeled, two_moons
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-#: ``shared/peers`` beside the repository, or beside a folder that holds it (a git worktree
-#: of the repository one level further down).
-PEERS = next((folder / "shared" / "peers" for folder in REPOSITORY.parents
-              if (folder / "shared" / "peers").is_dir()), REPOSITORY.parent / "shared" / "peers")
+#: The reference programs: the folder the environment variable ``S3VM_PEERS`` names, else
+#: ``shared/peers`` beside the repository or beside a folder that holds it (a git worktree of
+#: the repository one level further down).
+PEERS = Path(os.environ["S3VM_PEERS"]) if os.environ.get("S3VM_PEERS") else next(
+    (folder / "shared" / "peers" for folder in REPOSITORY.parents
+     if (folder / "shared" / "peers").is_dir()), REPOSITORY.parent / "shared" / "peers")
 DOCS = REPOSITORY / "docs" / "benchmarks.md"
 SECTION = "## Side by side with the reference implementations"
 
@@ -200,6 +207,81 @@ def run_svmlin(binary: Path, algorithm: int, examples: Path, labels: Path,
     return SvmlinRun(Timing(wall - reading, cpu - reading), objective, outputs, weights)
 
 
+def lifted_moons():
+    """Two moons (400 points, 5 labels a class) with their squares and product as features,
+    so that a line can follow the moons: ``(X, labels)``."""
+    X, y = two_moons(400, noise=0.1, random_state=0)
+    return np.column_stack([X, X**2, X[:, 0] * X[:, 1]]), pick_labeled(y, 5, random_state=0)
+
+
+def small_text(n: int = 1000, per_class: int = 20):
+    """Text-like rows (``n`` documents of about 50 words among 2,000, unit length),
+    ``per_class`` labels a class: ``(X, labels)``."""
+    X, y = make_sparse_text(n, 2000, random_state=0)
+    return X, pick_labeled(y, per_class, random_state=0)
+
+
+#: The command-line comparison: (name, data, flags). Lifted moons and text with svmlin's
+#: parameters of the table above; 201 documents with -W 1 -U 1 leave R u = 90.5 of the
+#: u = 181 unlabeled points, where svmlin's DA p-step fails at its last temperatures.
+SVMLIN_CLI_CASES = [
+    ("lifted moons, n = 400, 10 labels", lifted_moons, ("-W", "0.001", "-U", "1", "-R", "0.5")),
+    ("text, n = 1,000, d = 2,000, 40 labels", small_text, ("-W", "0.001", "-U", "1", "-R",
+                                                           "0.5")),
+    ("text, n = 201, d = 2,000, 20 labels (R u = 90.5)", lambda: small_text(201, 10),
+     ("-W", "1", "-U", "1", "-R", "0.5")),
+]
+
+
+def transductive_cost(weights, outputs, signed, W: float, U: float) -> float:
+    """svmlin's objective (ssl.cpp ``transductive_cost``) from a weights file (the bias last,
+    inside the norm) and the outputs, ``signed`` the labels as +1 / -1 / 0:
+    ``0.5 (W ||w||^2 + U/u sum_U max(0, 1 - |o|)^2 + 1/l sum_L max(0, 1 - y o)^2)``."""
+    labeled = signed != 0
+    unlabeled_loss = np.mean(np.maximum(0.0, 1.0 - np.abs(outputs[~labeled])) ** 2)
+    labeled_loss = np.mean(np.maximum(0.0, 1.0 - signed[labeled] * outputs[labeled]) ** 2)
+    return 0.5 * (W * weights @ weights + U * unlabeled_loss + labeled_loss)
+
+
+def svmlin_cli_rows(binary: Path, scratch: Path, repeats: int) -> None:
+    """svmlin against ``s3vm svmlin`` (-A 2 and 3) on ``SVMLIN_CLI_CASES``, whole runs of
+    each command, interleaved; prints one line a case and algorithm."""
+    ours = [sys.executable, "-m", "s3vm_cli", "svmlin"]
+    print("| data | -A | flags | predictions agree | max abs output difference | max abs "
+          "weight difference | objective svmlin / ours | whole run svmlin / ours (s) | "
+          "svmlin's root warning |\n|" + "---|" * 9, flush=True)
+    for index, (title, make, flags) in enumerate(SVMLIN_CLI_CASES):
+        X, labels = make()
+        examples, label_file = write_svmlin_files(X, labels, scratch, f"cli{index}")
+        signed = np.where(labels == -1, 0, 2 * labels - 1)
+        W, U = float(flags[1]), float(flags[3])
+        for algorithm in (2, 3):
+            times, answers, warned = {"svmlin": [], "s3vm": []}, {}, False
+            for _ in range(repeats):
+                for who, command in (("s3vm", ours), ("svmlin", [str(binary)])):
+                    folder = scratch / f"run-{who}"
+                    folder.mkdir(exist_ok=True)
+                    start = time.perf_counter()
+                    done = subprocess.run([*command, "-A", str(algorithm), *flags,
+                                           str(examples), str(label_file)], cwd=folder,
+                                          capture_output=True, text=True, check=True)
+                    times[who].append(time.perf_counter() - start)
+                    warned |= "Warning (Root)" in done.stdout
+                    answers[who] = (np.loadtxt(folder / f"{examples.name}.weights"),
+                                    np.loadtxt(folder / f"{examples.name}.outputs"))
+            (w_peer, o_peer), (w_ours, o_ours) = answers["svmlin"], answers["s3vm"]
+            cells = [title, str(algorithm), " ".join(flags),
+                     f"{100 * np.mean(np.sign(o_peer) == np.sign(o_ours)):.2f}%",
+                     f"{np.max(np.abs(o_peer - o_ours)):.2g}",
+                     f"{np.max(np.abs(w_peer - w_ours)):.2g}",
+                     f"{transductive_cost(w_peer, o_peer, signed, W, U):.8g} / "
+                     f"{transductive_cost(w_ours, o_ours, signed, W, U):.8g}",
+                     f"{statistics.median(times['svmlin']):.3g} / "
+                     f"{statistics.median(times['s3vm']):.3g}",
+                     "yes" if warned else "no"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+
+
 def svmlin_cost(w, b, outputs, labels) -> float:
     """svmlin's objective (ssl.cpp's transductive_cost, bias regularized as a feature):
     ``0.5 (W ||[w, b]||^2 + U/u sum_U max(0, 1-|o|)^2 + 1/l sum_L max(0, 1 - y o)^2)``."""
@@ -218,10 +300,11 @@ def da_model(n_unlabeled: int, r: float) -> DeterministicAnnealingS3VM:
                             n_unlabeled=n_unlabeled)[0]
 
 
-def tsvm_model(n_labeled: int, n_unlabeled: int) -> LabelSwitchingTSVM:
-    """svmlin -A 2's objective ``W/2 ||w||^2 + 1/(2l) sum_L l2 + U/(2u) sum_U l2`` divided by
-    W: C = 1/(2 l W), C* = U/(2 u W), squared hinge, multi-switch (``s3vm svmlin -A 2``)."""
-    return svmlin_estimator(2, W=SVMLIN_W, U=SVMLIN_U, R=0.5, n_labeled=n_labeled,
+def tsvm_model(n_labeled: int, n_unlabeled: int, r: float) -> LabelSwitchingTSVM:
+    """svmlin -A 2's objective ``W/2 ||[w, b]||^2 + 1/(2l) sum_L l2 + U/(2u) sum_U l2`` divided
+    by W: C = 1/(2 l W), C* = U/(2 u W), squared hinge, multi-switch, svmlin's positive
+    fraction r, switch limit, C* schedule and regularized bias (``s3vm svmlin -A 2``)."""
+    return svmlin_estimator(2, W=SVMLIN_W, U=SVMLIN_U, R=r, n_labeled=n_labeled,
                             n_unlabeled=n_unlabeled)[0]
 
 
@@ -232,13 +315,13 @@ def svmlin_rows(binary, scratch: Path, problems, repeats: int) -> list[Row]:
         labeled = labels != -1
         r = float(np.mean(labels[labeled] == 1))
         n_labeled, n_unlabeled = int(labeled.sum()), int((~labeled).sum())
-        # DA has no bias (svmlin's is its constant feature); the TSVM's is LIBSVM's, free,
-        # so it gets the raw features.
+        # DA has no bias (svmlin's is its constant feature, appended here); the TSVM appends
+        # that feature itself (intercept="regularized"), so it gets the raw features.
         cases = [(3, "DA, squared hinge, linear", da_model(n_unlabeled, r),
                   with_bias(X))]
         if title.startswith("text"):
-            cases.append((2, "label-switching TSVM, linear", tsvm_model(n_labeled, n_unlabeled),
-                          X))
+            cases.append((2, "label-switching TSVM, linear",
+                          tsvm_model(n_labeled, n_unlabeled, r), X))
         for algorithm, work, model, data in cases:
             row = Row(f"{work} — {title}", f"svmlin -A {algorithm}")
             for _ in range(repeats):
@@ -402,12 +485,13 @@ Parameter mapping (same objective on both sides):
   unlabeled points in bits, ours totals in nats. Both return the state of the path with the
   lowest objective of Eqn. 1 with the effective loss, which the objective column gives under
   svmlin's formula (`transductive_cost`, its bias regularized as a feature).
-- **svmlin -A 2 / label-switching TSVM**: its `W/2 ||w||^2 + 1/(2l) sum_L max(0, 1 - y o)^2 +
-  U/(2u) sum_U max(0, 1 - y o)^2`, divided by W, is `LabelSwitchingTSVM(kernel="linear",
-  loss="squared_hinge", switching="multi", C=1/(2 l W), C_star=U/(2 u W))`. Differences that
-  remain: svmlin regularizes its bias (a constant feature), ours is free as in LIBSVM, and
-  the C* schedules differ (svmlin multiplies lambda_u by 1.5 from 1e-5, Joachims' schedule
-  doubles C* from 1e-5), so the two reach nearby but not identical optima.
+- **svmlin -A 2 / label-switching TSVM**: `-W {SVMLIN_W:g} -U {SVMLIN_U:g} -R r -S 10000`, its
+  `W/2 ||[w, b]||^2 + 1/(2l) sum_L max(0, 1 - y o)^2 + U/(2u) sum_U max(0, 1 - y o)^2` with
+  the u - floor((1 - r) u) largest outputs of the unlabeled points positive, divided by W, is
+  `LabelSwitchingTSVM(kernel="linear", loss="squared_hinge", switching="multi", r=r,
+  max_switches=10000, schedule="svmlin", intercept="regularized", C=1/(2 l W),
+  C_star=U/(2 u W))`: svmlin's initial labels, switching rule, C* schedule (from 1e-5 of
+  the labeled weight, times 1.5 a round) and bias (a constant feature, regularized).
 - **qns3vm.py / QN-S3VM**: `QN_S3VM(lam={QN_LAM:g}, lamU={QN_LAM_U:g}, sigma={QN_SIGMA:g},
   kernel_type, numR=r)` is `QNS3VM(lam={QN_LAM:g}, lam_u={QN_LAM_U:g}, sigma={QN_SIGMA:g},
   kernel, n_landmarks=r, alphas=(1e-6, 1e-4, 0.01, 0.1, 0.5, 1))`, the reference's
@@ -474,10 +558,21 @@ def main(argv=None) -> None:
     parser.add_argument("--only", choices=("svmlin", "qns3vm", "lapsvm"),
                         help="run these rows only (printed, not written: the table in "
                              "docs/benchmarks.md stays whole)")
+    parser.add_argument("--svmlin-cli", action="store_true",
+                        help="only svmlin's command line against s3vm svmlin (-A 2 and 3), "
+                             "whole runs, on SVMLIN_CLI_CASES")
     parser.add_argument("--error-draws", type=int, metavar="K",
                         help="only QN-S3VM's full expansion at n = 4,000 on K draws of data "
                              "and labels, with each program's median error")
     args = parser.parse_args(argv)
+    if args.svmlin_cli:
+        with tempfile.TemporaryDirectory(prefix="svmlin-") as scratch:
+            binary, why = build_svmlin(Path(scratch))
+            if binary is None:
+                print(f"Skipped: {why}.")
+            else:
+                svmlin_cli_rows(binary, Path(scratch), args.repeats)
+        return
     if args.error_draws:
         if (qns3vm := import_qns3vm()) is None:
             print(f"Skipped: qns3vm.py is not in {PEERS / 'qns3vm'}.")

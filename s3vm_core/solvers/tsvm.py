@@ -19,6 +19,7 @@ from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -73,8 +74,15 @@ S_UNLABELED = 3.0
 #: Number of C* stages of Algorithm 1, lines 7–9: ``C* = 2^(i-10) C`` for i = 0..10.
 N_C_STAR_STAGES = 11
 
-#: Joachims' starting value of C*_- (SVMlight's TSVM, his Figure 2).
+#: Joachims' starting value of C*_- (SVMlight's TSVM, his Figure 2), doubled every round.
 _JOACHIMS_C_STAR_START = 1e-5
+_JOACHIMS_C_STAR_RATE = 2.0
+#: Sindhwani & Keerthi's (2006) multi-switch TSVM, as their svmlin runs it: the unlabeled
+#: points start at 1e-5 of the labeled points' total weight (svmlin's ``TSVM_LAMBDA_SMALL``,
+#: lambda' = 1e-5 against the labeled points' 1), raised by 1.5 every round
+#: (``TSVM_ANNEALING_RATE``).
+_SVMLIN_C_STAR_START = 1e-5
+_SVMLIN_C_STAR_RATE = 1.5
 
 
 class GradientTSVM(S3VMClassifier):
@@ -566,6 +574,19 @@ class LabelSwitchingTSVM(S3VMClassifier):
     multi-switch TSVM of Sindhwani & Keerthi 2006, the DA paper's linear reference): far fewer
     retrainings on large data. A swap of such a pair lowers the objective for either loss.
 
+    Sindhwani & Keerthi's multi-switch TSVM (*Large Scale Semi-supervised Linear SVMs*, SIGIR
+    2006; their program svmlin, ``-A 2``) differs from Joachims' in four choices, each an
+    option here: the positive fraction of the unlabeled points is given (``r``, svmlin's
+    ``-R``) rather than taken from the labels; at most ``max_switches`` pairs are swapped per
+    retraining (``-S``); C*, the same for both putative classes, starts where the unlabeled
+    points together weigh 1e-5 of the labeled ones and grows by 1.5 a round
+    (``schedule="svmlin"``); and the bias is the weight of a constant feature, regularized with
+    ``w`` (``intercept="regularized"``). ``LabelSwitchingTSVM(kernel="linear",
+    loss="squared_hinge", switching="multi", r=R, max_switches=S, schedule="svmlin",
+    intercept="regularized", C=1/(2 l W), C_star=U/(2 u W))`` minimizes svmlin's
+    ``W/2 ||[w, b]||^2 + 1/(2l) sum_L max(0, 1 - y o)^2 + U/(2u) sum_U max(0, 1 - y o)^2``
+    (divided by W) along svmlin's path (``s3vm svmlin -A 2``).
+
     The retraining is LIBSVM (scikit-learn's ``SVC``, precomputed kernel, sample weights) for
     the hinge loss; with ``kernel="linear"`` it works in the primal on ``X`` itself (LIBSVM's
     linear kernel for the hinge, L2-SVM-MFN for the squared hinge, see
@@ -587,6 +608,27 @@ class LabelSwitchingTSVM(S3VMClassifier):
     switching : {"single", "multi"}, default="single"
         One swapped pair per retraining (Joachims, the papers' baseline) or all violating
         pairs at once (Sindhwani & Keerthi 2006).
+    r : float in (0, 1) or None, default=None
+        Fraction of the unlabeled points given the positive class ``classes_[1]`` in step 1,
+        which every swap keeps: the ``u - floor((1 - r) u)`` largest outputs become positive,
+        as svmlin's ``-R`` (Sindhwani & Keerthi 2006). ``None``: the labeled points' class
+        ratio, ``num+ = round(u l+ / l)`` (Joachims' Figure 2).
+    max_switches : int >= 0 or None, default=None
+        With ``switching="multi"``: most pairs swapped per retraining, the largest slacks
+        first (svmlin's ``-S``, 10,000 there; 0 keeps the labels of step 1). ``None``: every
+        qualifying pair.
+    schedule : {"joachims", "svmlin"}, default="joachims"
+        The C* rounds. "joachims": ``C*_- = 1e-5``, ``C*_+ = 1e-5 num+ / (u - num+)``,
+        doubled every round (his Figure 2). "svmlin": ``C*_- = C*_+ = 1e-5 C l / u`` (the
+        unlabeled points together weigh 1e-5 of the labeled ones: svmlin's lambda' = 1e-5),
+        times 1.5 every round (Sindhwani & Keerthi 2006, svmlin's ``TSVM_LAMBDA_SMALL`` and
+        ``TSVM_ANNEALING_RATE``), starting at C* if that is smaller. Both end with a round
+        at ``C*_- = C*_+ = C*``.
+    intercept : {"free", "regularized"}, default="free"
+        "free": an unregularized bias, as LIBSVM's. "regularized": the bias is the weight of
+        a constant feature 1 appended to every point, inside ``1/2 ||w||^2`` (svmlin's bias,
+        Sindhwani & Keerthi 2006); it needs ``loss="squared_hinge"``. ``coef_`` stays over the
+        input features and ``intercept_`` is that weight.
     max_iter : int, default=2000
         Largest number of SVM retrainings (``ConvergenceWarning`` when reached; at most
         ``base.ITERATION_LIMIT``). Each retraining stops at ``svm.fit_libsvm``'s iteration
@@ -615,11 +657,16 @@ class LabelSwitchingTSVM(S3VMClassifier):
         "C_star": [cost("C*"), None],
         "loss": [StrOptions({"hinge", "squared_hinge"})],
         "switching": [StrOptions({"single", "multi"})],
+        "r": [Interval(Real, 0, 1, closed="neither"), None],
+        "max_switches": [Interval(Integral, 0, None, closed="left"), None],
+        "schedule": [StrOptions({"joachims", "svmlin"})],
+        "intercept": [StrOptions({"free", "regularized"})],
         "max_iter": [iteration_limit(2000)],
     }
 
     def __init__(self, C=None, C_star=None, kernel="rbf", sigma=None, degree=3, coef0=1.0,
-                 loss="hinge", switching="single", max_iter=2000):
+                 loss="hinge", switching="single", r=None, max_switches=None,
+                 schedule="joachims", intercept="free", max_iter=2000):
         self.C = C
         self.C_star = C_star
         self.kernel = kernel
@@ -628,6 +675,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
         self.coef0 = coef0
         self.loss = loss
         self.switching = switching
+        self.r = r
+        self.max_switches = max_switches
+        self.schedule = schedule
+        self.intercept = intercept
         self.max_iter = max_iter
 
     def _setup(self, problem):
@@ -638,8 +689,18 @@ class LabelSwitchingTSVM(S3VMClassifier):
                 f"kernel='linear', got kernel={self.kernel!r}. Use loss='hinge' with this "
                 "kernel."
             )
+        if self.intercept == "regularized" and self.loss != "squared_hinge":
+            raise ValueError(
+                "intercept='regularized' (svmlin's bias, a constant feature) needs "
+                f"loss='squared_hinge' and kernel='linear', got loss={self.loss!r}: LIBSVM's "
+                "bias is free. Use intercept='free' with this loss."
+            )
         self._fit_kernel(X)
         self._X, self._row_norms = X, None
+        if self.intercept == "regularized":  # the constant feature, last (sparse stays sparse)
+            ones = np.ones((X.shape[0], 1))
+            self._X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack(
+                [X, ones])
         self._K = None if self.kernel == "linear" else self._kernel(X)
         self._design = LinearDesign(X) if self._K is None else KernelDesign(self._K)
         # the kernel hinge SVM's warm-started dual (1/2 ||w||^2: lambda = 1)
@@ -652,6 +713,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
         return X if self.kernel == "linear" else self._kernel(X)
 
     def _balance_from_labels(self):
+        if self.r is not None:
+            return None
         return ("Step 1 gives the unlabeled points the labeled points' class ratio (num+). "
                 f"{LABEL_PROPORTIONS}")
 
@@ -690,7 +753,7 @@ class LabelSwitchingTSVM(S3VMClassifier):
     def _init(self, problem) -> _SwitchState:
         """f = 0; the labeled points with cost C, the unlabeled ones without labels or cost."""
         y = problem.y.astype(float)
-        n_coef = problem.X.shape[1] if self.kernel == "linear" else y.size
+        n_coef = self._X.shape[1] if self.kernel == "linear" else y.size
         return _SwitchState(coef=np.zeros(n_coef), intercept=0.0, decision=np.zeros(y.size),
                             labels=y, costs=np.where(problem.labeled, self.C_, 0.0),
                             c_minus=0.0, c_plus=0.0, stage=0, iteration=0, retrainings=0,
@@ -698,17 +761,25 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     def _putative_labels(self, state: _SwitchState, problem) -> _SwitchState:
         """Step 1 (Figure 2): the ``num+`` largest outputs of the unlabeled points positive,
-        the others negative; ``C*_- = 1e-5`` and ``C*_+ = 1e-5 num+ / (m - num+)``."""
+        the others negative (``num+`` from the labels, or ``u - floor((1 - r) u)``, svmlin's
+        count); the first C* of the schedule."""
         idx_u = np.flatnonzero(problem.unlabeled)
         m = idx_u.size
-        num_plus = int(round(m * np.mean(problem.y[problem.labeled] > 0)))
+        if self.r is None:
+            num_plus = int(round(m * np.mean(problem.y[problem.labeled] > 0)))
+        else:
+            num_plus = m - int((1.0 - self.r) * m)
         order = np.argsort(-state.decision[idx_u], kind="stable")
         labels = state.labels.copy()
         labels[idx_u] = -1.0
         labels[idx_u[order[:num_plus]]] = 1.0
-        return state._replace(
-            labels=labels, iteration=0, c_minus=_JOACHIMS_C_STAR_START,
-            c_plus=_JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1))
+        if self.schedule == "svmlin":
+            start = min(_SVMLIN_C_STAR_START * self.C_ * problem.n_labeled / m, self.C_star_)
+            c_minus = c_plus = start
+        else:
+            c_minus = _JOACHIMS_C_STAR_START
+            c_plus = _JOACHIMS_C_STAR_START * max(num_plus, 1) / max(m - num_plus, 1)
+        return state._replace(labels=labels, iteration=0, c_minus=c_minus, c_plus=c_plus)
 
     def _retrain(self, state: _SwitchState, problem) -> _SwitchState:
         """Retrain the SVM with the unlabeled costs following the current putative labels (also
@@ -739,9 +810,10 @@ class LabelSwitchingTSVM(S3VMClassifier):
             state.c_minus >= self.C_star_ and state.c_plus >= self.C_star_)
 
     def _next_round(self, state: _SwitchState) -> _SwitchState:
-        """Double ``C*_-`` and ``C*_+``, capped at C*."""
-        return state._replace(c_minus=min(2 * state.c_minus, self.C_star_),
-                              c_plus=min(2 * state.c_plus, self.C_star_),
+        """Raise ``C*_-`` and ``C*_+`` by the schedule's rate (2 or 1.5), capped at C*."""
+        rate = _SVMLIN_C_STAR_RATE if self.schedule == "svmlin" else _JOACHIMS_C_STAR_RATE
+        return state._replace(c_minus=min(rate * state.c_minus, self.C_star_),
+                              c_plus=min(rate * state.c_plus, self.C_star_),
                               stage=state.stage + 1, iteration=0)
 
     def _train(self, state: _SwitchState, costs) -> _SwitchState:
@@ -763,7 +835,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
             if self._row_norms is None:  # once per fit, for every retraining's inner solves
                 self._row_norms = squared_row_norms(self._X)
             result = squared_hinge_mfn(self._X, c_plus, c_minus, 1.0, state.coef,
-                                       state.intercept, fit_intercept=True,
+                                       state.intercept,
+                                       fit_intercept=self.intercept == "free",
                                        row_norms=self._row_norms)
             return state._replace(coef=result.w, intercept=result.b, decision=result.outputs)
         dual_start = state.dual_start
@@ -788,10 +861,13 @@ class LabelSwitchingTSVM(S3VMClassifier):
                               dual_start=dual_start)
 
     def _record(self, state: _SwitchState, event: str) -> SolverState:
+        coef, intercept = state.coef, state.intercept
+        if self.intercept == "regularized":  # the constant feature's weight is the bias
+            coef, intercept = coef[:-1], float(coef[-1])
         return SolverState(
             stage="C_star", stage_index=state.stage,
             stage_value=max(state.c_minus, state.c_plus), iteration=state.iteration,
-            event=event, coef=state.coef, intercept=state.intercept,
+            event=event, coef=coef, intercept=intercept,
             objective=self._objective(state), train_decision=state.decision,
             extras={"C_star_minus": state.c_minus, "C_star_plus": state.c_plus,
                     "n_swaps": state.n_swaps, "labels": state.labels},
@@ -799,7 +875,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
 
     def _objective(self, state: _SwitchState) -> float:
         """``1/2 ||w||^2 + sum_e C_e loss(y_e f_e)`` (eq. (3) with the chosen loss); with a
-        kernel ``||w||^2 = coef^T K coef`` is read off the outputs ``K coef + intercept``."""
+        kernel ``||w||^2 = coef^T K coef`` is read off the outputs ``K coef + intercept``; a
+        regularized intercept is in ``w``."""
         coef = state.coef
         norm2 = coef @ (coef if self._K is None else state.decision - state.intercept)
         loss = hinge(state.labels * state.decision)
@@ -818,6 +895,8 @@ class LabelSwitchingTSVM(S3VMClassifier):
         pos_order = np.argsort(-slack[positive], kind="stable")
         neg_order = np.argsort(-slack[~positive], kind="stable")
         count = 1 if self.switching == "single" else min(pos.size, neg.size)
+        if self.max_switches is not None:
+            count = min(count, self.max_switches)
         xi_pos = slack[positive][pos_order[:count]]
         xi_neg = slack[~positive][neg_order[:count]]
         ok = (xi_pos > 0) & (xi_neg > 0) & (xi_pos + xi_neg > 2)
