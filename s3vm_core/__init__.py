@@ -30,6 +30,7 @@ from s3vm_core.solvers.bnb import BranchAndBoundS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
 from s3vm_core.solvers.lapsvm import LapRLSC, LapSVM
 from s3vm_core.solvers.qn import QNS3VM
+from s3vm_core.solvers.s4vm import S4VM
 from s3vm_core.solvers.svm import SVMBaseline
 from s3vm_core.solvers.tsvm import LDS, GradientTSVM, GraphKernelSVM, LabelSwitchingTSVM
 from s3vm_core.trace import SolverState, decision_on_grid
@@ -48,6 +49,7 @@ ESTIMATORS = {
     "label-switching": LabelSwitchingTSVM,
     "graph": GraphKernelSVM,
     "bnb": BranchAndBoundS3VM,
+    "s4vm": S4VM,
 }
 
 __all__ = [
@@ -69,6 +71,7 @@ __all__ = [
     "OneVsRestS3VM",
     "OneVsRestState",
     "QNS3VM",
+    "S4VM",
     "S3VMGridSearchCV",
     "SVMBaseline",
     "SolverState",

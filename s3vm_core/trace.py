@@ -18,7 +18,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-STAGES = ("setup", "C_star", "gamma", "alpha", "T", "newton", "pcg", "fit", "bound")
+#: The outer parameters of the solvers' paths; S4VM's are its steps: its local searches
+#: ("candidate"), the candidates kept by the grouping ("group") and the safe choice ("safe").
+STAGES = ("setup", "C_star", "gamma", "alpha", "T", "newton", "pcg", "fit", "bound",
+          "candidate", "group", "safe")
 EVENTS = ("init", "iter", "stage_end", "final")
 
 

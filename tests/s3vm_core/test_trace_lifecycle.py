@@ -36,6 +36,7 @@ SETTINGS = {
     "LapSVM": ({"solver": "pcg", "stopping": "stability"}, {}),
     "LapRLSC": ({"solver": "pcg"}, {}),
     "BranchAndBoundS3VM": ({"init": ("cs3vm",)}, {"init": (), "C": 10.0}),
+    "S4VM": ({"kernel": "linear", "sample_time": 10}, {"sample_time": 10, "random_state": 0}),
 }
 
 
