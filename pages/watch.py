@@ -81,7 +81,8 @@ with st.container():
                               format_func=solver_title, label_visibility="collapsed")
     show_baseline = baseline_column.toggle("supervised SVM (dashed)", key=state.SHOW_BASELINE,
                                            help="The boundary of the SVM trained on the "
-                                                "labeled points alone, and its error beside "
+                                                "labeled points alone, with the solver's own "
+                                                "kernel, width and C, and its error beside "
                                                 "the film's.")
     presentation_column.toggle("presentation", key=state.PRESENTATION,
                                help="The film as large as the window allows, for a projector: "
@@ -171,6 +172,8 @@ with film_place:
     # Nothing silent: what the solver warned of stands under its film, in its own words, once.
     for sentence in run.warnings:
         st.warning(literal(sentence), icon=":material/warning:")
+    if show_baseline and run.baseline is not None and run.baseline.description:
+        st.caption(f"Dashed, and the error's reference: the {run.baseline.description}.")
     if scalable_note:
         st.caption(scalable_note)
     # A balance taken from labels picked by hand is the user's, not the data's: say so, with

@@ -23,6 +23,7 @@ import json
 import math
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +126,7 @@ def run_fit(args) -> int:
         unlabeled = int(np.sum(~data.labeled))
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
             f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); "
-            f"{_error_sentence(decision, data)}; outputs in "
+            f"{_error_sentence(decision, data)}{_beside_the_svm(estimator, X, data)}; outputs in "
             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
@@ -173,6 +174,26 @@ def _unlabeled_error(decision, data) -> float | None:
     the true ones); None -- unknown, never 0 -- when no unlabeled point has a known class."""
     error = unlabeled_error(decision, data.y, data.truth)
     return None if math.isnan(error) else error
+
+
+def _beside_the_svm(estimator, X, data) -> str:
+    """The unlabeled error of the supervised SVM that is fair beside ``estimator`` (its
+    kernel, width and C on the labeled points, ``s3vm_core.fair_svm``), as the summary adds
+    it: did the unlabeled points help? Empty when the error is unknown or the solver is the
+    SVM itself."""
+    from s3vm_core import SVMBaseline, fair_svm, fair_svm_sentence
+
+    inner = getattr(estimator, "estimator", estimator)
+    if isinstance(inner, SVMBaseline) or _unlabeled_error(estimator.decision_function(X),
+                                                          data) is None:
+        return ""
+    svm = fair_svm(estimator, data.y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reference, not the run: its warnings are not said
+        svm.fit(X, data.y)
+    error = _unlabeled_error(svm.decision_function(X), data)
+    said = fair_svm_sentence(svm, estimator, int(data.labeled.sum()))
+    return f" (the {said}: {100 * error:.2f} %)"
 
 
 def _error_sentence(decision, data) -> str:

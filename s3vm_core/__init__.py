@@ -24,7 +24,14 @@ from s3vm_core.model_selection import (
     estimate_positive_fraction,
 )
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
-from s3vm_core.objective import CommonObjective, common_objective, matched_solvers
+from s3vm_core.objective import (
+    KERNELS_OF_ALL_POINTS,
+    CommonObjective,
+    common_objective,
+    fair_svm,
+    fair_svm_sentence,
+    matched_solvers,
+)
 from s3vm_core.solvers.annealing import DeterministicAnnealingS3VM
 from s3vm_core.solvers.bnb import BranchAndBoundS3VM
 from s3vm_core.solvers.continuation import ContinuationS3VM, smoothed_objective_along_line
@@ -76,6 +83,9 @@ __all__ = [
     "SVMBaseline",
     "SolverState",
     "common_objective",
+    "fair_svm",
+    "fair_svm_sentence",
+    "KERNELS_OF_ALL_POINTS",
     "compare_with_global_minimum",
     "decision_on_grid",
     "matched_solvers",

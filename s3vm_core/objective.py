@@ -1,4 +1,5 @@
-"""One yardstick for every kernel solver: the common S3VM objective (DESIGN.md, "Common objective").
+"""One yardstick for every kernel solver: the common S3VM objective (docs/architecture.md,
+"Common objective"), and the supervised SVM that is fair beside each solver.
 
 Every solver of this library finds a local minimum of a non-convex objective, each its own
 (a smoothed loss, a surrogate, an annealed one). To say how good a minimum is, they are all
@@ -18,6 +19,10 @@ at the solver's own f on the training points, with ``||w||^2`` in the solver's o
 
 The exact minimizer of eq. (2) under (3) is ``s3vm_core.solvers.bnb.BranchAndBoundS3VM``;
 ``s3vm_core.local_minima.compare_with_global_minimum`` puts every solver beside it.
+
+Did the unlabeled points help? Only against a supervised SVM that has the solver's own kernel,
+width and C (the papers' comparisons): ``fair_svm`` maps each solver's costs to LIBSVM's C as
+``solver_costs`` maps them to eq. (2)'s.
 """
 
 from __future__ import annotations
@@ -148,6 +153,85 @@ def solver_costs(estimator, n_labeled: int, n_unlabeled: int) -> tuple[float, fl
     if isinstance(estimator, ContinuationS3VM):
         return float(estimator.C), float(estimator.C_star_)
     return float(estimator.C_), float(estimator.C_star_)
+
+
+#: The solvers whose kernel is built from every point, labeled or not (the rho-path distances of
+#: the LDS paper §2.1): an SVM on the labeled points alone cannot have it, so their fair SVM
+#: has the Gaussian kernel of the input space at the width rule of §2.3.2, as the LDS paper's
+#: Table 2 sets the SVM beside them.
+KERNELS_OF_ALL_POINTS = (LDS, GraphKernelSVM)
+
+
+def fair_svm(estimator, y):
+    """The supervised SVM that is fair beside a fitted ``estimator`` on labels ``y`` (``-1``
+    unlabeled): LIBSVM (``SVMBaseline``, unfitted) on the labeled points with the solver's own
+    kernel, width and C (docs/architecture.md, "Fair comparison"); for ``OneVsRestS3VM`` the
+    one-vs-rest of it. The C of the solver's objective, as each paper writes it:
+
+    * ``SVMBaseline``, ``GradientTSVM``, ``ContinuationS3VM``, ``LabelSwitchingTSVM``,
+      ``BranchAndBoundS3VM``, ``LDS``, ``GraphKernelSVM``: their ``C`` (resolved, the LDS
+      paper's §2.3.2 default where it was None);
+    * ``QNS3VM``: ``1 / (2 lam l)`` (eq. (5) divided by ``2 lam``); ``DeterministicAnnealingS3VM``:
+      ``1 / (lam l)`` (the DA paper's eq. (1) divided by ``lam``), as ``solver_costs``;
+    * ``LapSVM``, ``LapRLSC``: ``1 / (2 gamma_A)`` -- the LapSVM paper's problem (4) divided by
+      ``2 gamma_A``, which with ``gamma_I = 0`` is the SVM (its §2);
+    * ``S4VM``: its ``C1``, the cost of the labeled points (Li & Zhou, eq. (1)).
+
+    The kernel and its width are the solver's own (its resolved ``sigma_``), except for
+    ``KERNELS_OF_ALL_POINTS``, whose fair SVM has the Gaussian kernel at the default width.
+    """
+    from s3vm_core.multiclass import OneVsRestS3VM
+
+    if isinstance(estimator, OneVsRestS3VM):
+        return OneVsRestS3VM(fair_svm(estimator.estimators_[0], y))
+    y = np.asarray(y)
+    n_labeled = int(np.sum(y != -1))
+    if isinstance(estimator, KERNELS_OF_ALL_POINTS):
+        return SVMBaseline(C=_resolved(estimator, "C"), kernel="rbf", sigma=None)
+    if isinstance(estimator, LapSVM | LapRLSC):
+        C = 1.0 / (2.0 * float(estimator.gamma_A))
+    elif isinstance(estimator, QNS3VM | DeterministicAnnealingS3VM):
+        C = solver_costs(estimator, n_labeled, int(np.sum(y == -1)))[0]
+    elif hasattr(estimator, "C1"):
+        C = float(estimator.C1)
+    else:
+        C = _resolved(estimator, "C")
+    params = estimator.get_params()
+    kernel = params.get("kernel", "rbf")
+    sigma = getattr(estimator, "sigma_", None) if kernel == "rbf" else None
+    return SVMBaseline(C=C, kernel=kernel, sigma=sigma if sigma is not None else
+                       params.get("sigma"), degree=params.get("degree", 3),
+                       coef0=params.get("coef0", 1.0))
+
+
+def fair_svm_sentence(svm, estimator, n_labeled: int) -> str:
+    """Which supervised SVM stands beside ``estimator`` (``fair_svm``, fitted as ``svm``), in
+    one line for a page or a summary: "supervised SVM, same kernel σ = 0.25 and C = 100, on the 4
+    labeled points"."""
+    from s3vm_core.multiclass import OneVsRestS3VM
+
+    if isinstance(svm, OneVsRestS3VM):
+        svm, estimator = svm.estimators_[0], estimator.estimators_[0]
+    cost = f"C = {svm.C_:.3g}"
+    own = ("" if type(estimator).__name__ == "SVMBaseline"
+           else " (its cost of the labeled points)")
+    if isinstance(estimator, KERNELS_OF_ALL_POINTS):
+        kernel = (f"Gaussian kernel at the default width σ = {svm.sigma_:.3g} (the solver's "
+                  "kernel is built through the unlabeled points)")
+        own = ""
+    elif svm.kernel == "rbf":
+        kernel = f"same kernel σ = {svm.sigma_:.3g}"
+    else:
+        kernel = f"same {svm.kernel} kernel"
+    points = f"{n_labeled} labeled point{'' if n_labeled == 1 else 's'}"
+    return f"supervised SVM, {kernel} and {cost}{own}, on the {points}"
+
+
+def _resolved(estimator, name: str):
+    """A fitted cost: its resolved value (``C_``) where the solver keeps one, else the
+    parameter (None: the SVM's own default, the same rule)."""
+    value = getattr(estimator, f"{name}_", None)
+    return float(value) if value is not None else getattr(estimator, name)
 
 
 def rkhs_norm_squared(estimator) -> float:

@@ -598,12 +598,19 @@ class S4VM(S3VMClassifier):
         """The returned model: the SVM on the labels when it is the choice, else the SVM on
         the chosen labeling (the model ``predict`` uses on new points); and whether LIBSVM
         stopped at its cap in it."""
-        extras = {"labels": labels, "gains": safe.gains}
+        # the choice in the state itself, for a film's last frame: the kept candidate's index
+        # as the stage's value (nan for the SVM's labels or the linear programme's), whether
+        # the SVM's labels were kept, and the worst-case gain of the choice
+        extras = {"labels": labels, "gains": safe.gains, "kept_svm": float(safe.choice == "SVM"),
+                  "worst_case_gain": float(safe.worst_case_gain)}
+        value = float(safe.choice) if isinstance(safe.choice, Integral) else math.nan
         if safe.choice == "SVM":
-            return replace(svm, stage="safe", event="final", extras=extras), False
+            return replace(svm, stage="safe", stage_value=value, event="final",
+                           extras=extras), False
         costs = np.where(y == 0, self.C2, self.C1)
         fit = weighted_svm(K, labels, costs)
-        state = SolverState(stage="safe", event="final", coef=fit.coef, intercept=fit.intercept,
+        state = SolverState(stage="safe", stage_value=value, event="final", coef=fit.coef,
+                            intercept=fit.intercept,
                             objective=s3vm_objective(fit.coef, fit.intercept, fit.decision,
                                                      labels, costs),
                             train_decision=fit.decision, extras=extras)

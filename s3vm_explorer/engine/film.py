@@ -148,6 +148,8 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
              "help": "Against the true classes of the unlabeled points (the generator's, or an "
                      "uploaded file's truth column): did the unlabeled data help?"}
     if baseline is not None and np.any(labels == UNLABELED):
+        if baseline.description:
+            error["help"] += f" The reference is the {baseline.description}."
         reference = unlabeled_error(baseline.decision, labels, y_true)
         change = np.round(100 * (errors - reference), 1)
         error["notes"] = [f"{c:+.1f} percentage points vs supervised SVM" if c else

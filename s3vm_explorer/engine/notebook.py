@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import html
 import math
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from s3vm_core import OneVsRestS3VM, SVMBaseline
+from s3vm_core import OneVsRestS3VM
 from s3vm_core.metrics import UNLABELED
 from s3vm_explorer.engine.data import Data, View
 from s3vm_explorer.engine.film import film_args, film_page
 from s3vm_explorer.engine.protocol import Baseline, Run, RunFinished
 from s3vm_explorer.engine.registry import SOLVERS
-from s3vm_explorer.engine.run.process import grid_decisions, pick_frames
+from s3vm_explorer.engine.run.process import grid_decisions, pick_frames, supervised_baseline
 
 #: Height (px) of the player's frame in a notebook's output.
 HEIGHT = 820
@@ -112,10 +111,6 @@ def _solver_of(estimator):
 
 
 def _baseline(estimator, data: Data, y) -> Baseline:
-    """The supervised SVM on the labeled points with its defaults, as on the Watch page
-    (one-vs-rest where the estimator is)."""
-    svm = OneVsRestS3VM(SVMBaseline()) if isinstance(estimator, OneVsRestS3VM) else SVMBaseline()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the reference beside the film, not the film: no word
-        last = list(svm.trace(data.X, y))[-1]
-    return Baseline(grid_decisions(data.grid_features(svm), [last])[0], last.train_decision)
+    """The supervised SVM that is fair beside ``estimator``, as on the Watch page
+    (``engine.run.process.supervised_baseline``)."""
+    return supervised_baseline(data, y, estimator)

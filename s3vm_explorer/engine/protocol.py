@@ -55,10 +55,12 @@ class Preview:
 @dataclass(frozen=True, slots=True)
 class Baseline:
     """The supervised SVM's answer beside a film: its f on the display grid and on the
-    training points (one column per class one-vs-rest)."""
+    training points (one column per class one-vs-rest), and which SVM it is, in a line
+    (``engine.metrics.fair_svm_sentence``)."""
 
     grid: np.ndarray
     decision: np.ndarray
+    description: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from s3vm_core import (
     LDS,
     QNS3VM,
+    S4VM,
     BranchAndBoundS3VM,
     ContinuationS3VM,
     DeterministicAnnealingS3VM,
@@ -237,6 +238,27 @@ SOLVERS: dict[str, Solver] = {
                          "directly or by PCG.", options=("direct", "pcg")),
                ), longer_path=(("solver", "pcg"),),
                longer_path_words="preconditioned conjugate gradient, one iteration a frame"),
+        Solver("S4VM", "S4VM (safe semi-supervised SVM)", S4VM,
+               "Li & Zhou, Towards Making Unlabeled Data Never Hurt, ICML 2011 / TPAMI 2015: "
+               "of many low-density separators, the labeling whose worst-case gain over the "
+               "SVM is largest, or the SVM's own", "candidate", (
+                   Param("C1", "C₁", 100.0, "Cost of the labeled points (eq. (1); the "
+                         "authors' code: 100).", low=1e-4, high=1e6),
+                   Param("C2", "C₂", 0.1, "Cost of the unlabeled points (eq. (1); the "
+                         "authors' code: 0.1).", low=1e-4, high=1e6),
+                   KERNEL,
+                   Param("sigma", "σ (RBF width)", None, "k(x, z) = exp(-‖x − z‖² / 2σ²). "
+                         "Empty: the mean pairwise distance (the paper's rule).", low=1e-3,
+                         high=1e3, optional=True, placeholder="mean"),
+                   Param("sample_time", "candidate searches", 100, "Local searches from "
+                         "random labelings (the paper: 100).", low=1, high=1000,
+                         integer=True),
+                   Param("lam", "λ", 3.0, "Weight of a loss against a gain in the safe "
+                         "choice (the paper: 3).", low=0.0, high=1e6),
+                   Param("random_state", "seed", 0, "Seed of the searches' random starts: "
+                         "the same seed, the same film.", low=0, high=2**31 - 1,
+                         integer=True),
+               )),
     ]
 }
 

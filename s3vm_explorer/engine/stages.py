@@ -11,7 +11,8 @@ import numpy as np
 
 STAGE_NAMES = {"C_star": "C*", "gamma": "γ", "alpha": "α", "T": "T", "newton": "Newton step",
                "pcg": "PCG iteration", "fit": "fit", "setup": "setting up",
-               "bound": "gap to the global minimum"}
+               "bound": "gap to the global minimum", "candidate": "candidate",
+               "group": "groups of candidates", "safe": "the safe choice"}
 #: Each event of a trace (``s3vm_core.SolverState.event``) in words.
 EVENT_WORDS = {"init": "start", "iter": "iteration", "stage_end": "end of a stage",
                "final": "the answer"}
@@ -57,6 +58,11 @@ EXTRA_WORDS = {
                 "problem the search has solved"),
     "n_open": ("nodes open", "partial labelings still to search: their bound is below the "
                "best objective found"),
+    "worst_case_gain": ("worst-case gain", "the chosen labeling's smallest gain in accuracy "
+                        "over the SVM's labels, across the kept candidates (S4VM; 0 for the "
+                        "SVM's own)"),
+    "kept_svm": ("kept the SVM", "1 when no labeling gains over the SVM in the worst case, "
+                 "so S4VM returns the SVM's labels"),
     "done": ("done", "the parts of the setup finished"),
     "total": ("of", "the parts of the setup"),
 }
@@ -67,12 +73,24 @@ def stage_text(state, returned: bool = False) -> str:
     state that ``returned`` to an earlier one (``returned_state``) is named for what it is:
     "best state of the path, reached at T = 0.26"."""
     name = STAGE_NAMES.get(state.stage, state.stage)
+    if state.stage == "safe":  # S4VM's answer: which labeling it kept
+        return f"{name}: {safe_choice_text(state)}"
     value = "" if math.isnan(state.stage_value) else f" = {state.stage_value:.3g}"
     if returned:
         return f"best state of the path, reached at {name}{value}"
     if not value:
         return f"{name} · iteration {state.iteration}"
     return f"{name}{value} · iteration {state.iteration}"
+
+
+def safe_choice_text(state) -> str:
+    """What S4VM's final state kept, in words: the SVM's own labels (no labeling gained in
+    the worst case), a candidate, or the linear programme's labeling."""
+    if state.extras.get("kept_svm", 0.0) == 1.0:
+        return "the SVM's own labels"
+    if not math.isnan(state.stage_value):
+        return f"candidate {state.stage_value:.0f}"
+    return "the labeling of best worst-case gain"
 
 
 def returned_state(states) -> int | None:

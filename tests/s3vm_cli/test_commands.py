@@ -179,3 +179,22 @@ def test_fit_writes_the_film_of_its_trace_as_a_page_that_plays_offline(tmp_path,
     assert saved["args"]["context"]["solver"] == "cS3VM (continuation)"
     errors = {n["label"]: n for n in saved["args"]["numbers"]}["unlabeled error"]["values"]
     assert errors[-1].endswith(" %")  # the truth file's classes score the film
+
+
+def test_the_summary_stands_the_fit_beside_the_svm_of_its_own_kernel_and_c(tmp_path, moons,
+                                                                             monkeypatch,
+                                                                             capsys):
+    """Did the unlabeled points help? The summary says the error of the supervised SVM with
+    the solver's own kernel, width and C on the same labels (issue 41, item 1)."""
+    from s3vm_core import SVMBaseline
+    from s3vm_core.metrics import unlabeled_error
+
+    X, y, labels, _ = moons
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit", "moons.csv", "-s", "cs3vm", "-p", "sigma=0.3", "-p", "C=10",
+                 "--true-labels", "truth.txt"]) == 0
+    said = capsys.readouterr().err
+    svm = SVMBaseline(sigma=0.3, C=10.0).fit(X, labels)
+    error = unlabeled_error(svm.decision_function(X), labels, y)
+    assert (f"(the supervised SVM, same kernel σ = 0.3 and C = 10 (its cost of the labeled "
+            f"points), on the 4 labeled points: {100 * error:.2f} %)") in said

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from s3vm_core import decision_on_grid
+from s3vm_core import decision_on_grid, fair_svm, fair_svm_sentence
 from s3vm_explorer.engine.data import Data
 from s3vm_explorer.engine.figures.film import running_figure
 from s3vm_explorer.engine.film import film_args, film_context
@@ -37,7 +37,7 @@ from s3vm_explorer.engine.protocol import (
     StateReached,
 )
 from s3vm_explorer.engine.registry import make_estimator
-from toy_data import class_count
+from toy_data import UNLABELED, class_count
 
 #: Most frames sent to the browser for client-side playback; together with the display grid's
 #: size this keeps a film's payload small (about 0.25 MB).
@@ -139,22 +139,24 @@ def trace_run(data: Data, request: RunRequest, channel, preview=None,
             return None  # asked to finish before the first state: nothing to hand over
     frames = pick_frames(recorded)
     shown = [recorded[i] for i in frames]
-    baseline = supervised_baseline(data, labels, n_classes)  # (its warnings are not the run's)
+    baseline = supervised_baseline(data, labels, estimator)  # (its warnings are not the run's)
     return recorded, RunFinished(
         frames=frames, grid_x=grid[0], grid_y=grid[1], grid_decisions=grid_decisions(grid, shown),
         point_decisions=np.stack([s.train_decision for s in shown]).astype(np.float32),
         seconds=seconds, warnings=sentences(caught), baseline=baseline)
 
 
-def supervised_baseline(data: Data, labels, n_classes: int = 2) -> Baseline:
-    """The supervised SVM (the solvers' baseline, with its defaults; one-vs-rest for
-    ``n_classes`` > 2) on the labeled points: its final f on the display grid and on the
-    points."""
-    model = make_estimator("SVMBaseline", {}, n_classes)
+def supervised_baseline(data: Data, labels, estimator) -> Baseline:
+    """The supervised SVM that is fair beside ``estimator`` (``s3vm_core.fair_svm``: its
+    kernel, width and C, one-vs-rest where it is) on the labeled points: its final f on the
+    display grid and on the points, and which SVM it is in a line."""
+    model = fair_svm(estimator, labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the reference beside the film, not the run: no word
         last = list(model.trace(data.X, labels))[-1]
-    return Baseline(grid_decisions(data.grid_features(model), [last])[0], last.train_decision)
+    said = fair_svm_sentence(model, estimator, int(np.sum(np.asarray(labels) != UNLABELED)))
+    return Baseline(grid_decisions(data.grid_features(model), [last])[0], last.train_decision,
+                    said)
 
 
 def trace_work(channel, request: RunRequest) -> None:
