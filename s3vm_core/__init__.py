@@ -23,6 +23,7 @@ from s3vm_core.model_selection import (
     default_grid,
     estimate_positive_fraction,
 )
+from s3vm_core.metrics import PairedComparison, paired_comparison
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.objective import (
     KERNELS_OF_ALL_POINTS,
@@ -84,6 +85,8 @@ __all__ = [
     "SolverState",
     "common_objective",
     "fair_svm",
+    "paired_comparison",
+    "PairedComparison",
     "fair_svm_sentence",
     "KERNELS_OF_ALL_POINTS",
     "compare_with_global_minimum",
