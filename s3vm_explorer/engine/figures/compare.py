@@ -17,10 +17,10 @@ from s3vm_explorer.engine.registry import SOLVERS
 #: The solvers' colours: one per solver of ``engine.registry.SOLVERS``, in its order, the
 #: supervised baseline black, so that a solver wears the same colour in every chart of a page
 #: whichever solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey
-#: (the unlabeled points' colour), with Tol's indigo, olive, wine and green instead
+#: (the unlabeled points' colour), with Tol's indigo, olive, wine, green and purple instead
 #: (colour-blind safe too).
 SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
-                  "#CC79A7", "#999933", "#882255", "#117733")
+                  "#CC79A7", "#999933", "#882255", "#117733", "#AA4499")
 
 
 def _solver_colors(names) -> dict:
