@@ -21,6 +21,7 @@ quarter of a megabyte with its numbers and the supervised SVM's boundary.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import math
@@ -264,26 +265,48 @@ def _one_vs_rest_frames(run, labels: np.ndarray, n_classes: int) -> dict:
             "region_colors": region_colors(n_classes).tobytes(), "class_lines": palette}
 
 
-def film_page(args: dict, frame: int | None = None) -> str:
-    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
-    and the player inlined, the film's arguments (``film_args``; bytes in base64) in a script
-    before the player's, opening on ``frame`` (the last by default). The page the player's
-    "Save" row makes in the browser, made here for notebooks and the command line."""
+@functools.cache
+def player_sources() -> tuple[tuple[str, str], ...]:
+    """The player's scripts as ``(file name, text)`` in the order the page runs them: the
+    installed plotly.js, the GIF writer and the player."""
+    return (("plotly.min.js", PLOTLY_JS.read_text(encoding="utf-8")),
+            *((name, (PLAYER_FOLDER / name).read_text(encoding="utf-8"))
+              for name in PLAYER_FILES[1:]))
+
+
+@functools.cache
+def player_digest() -> str:
+    """A short digest of the player's scripts (``player_sources``): a film played with the
+    scripts of another version of the player or of plotly.js would not be this film."""
+    return hashlib.sha256(json.dumps(player_sources()).encode()).hexdigest()[:16]
+
+
+def saved_film(args: dict, frame: int | None = None) -> str:
+    """The film as the player's saved page reads it (``window.standaloneFilm``): its arguments
+    (``film_args``; bytes in base64) opening on ``frame`` (the last by default), as JSON that
+    can stand inside a ``<script>`` element (every "<" written as \\u003c, so no "</script>"
+    or "<!--" can end or confuse it)."""
     saved = {"theme": None, "frame": len(args["states"]) - 1 if frame is None else int(frame),
              "args": {key: {"base64": base64.b64encode(value).decode("ascii")}
                       if isinstance(value, bytes) else value for key, value in args.items()}}
+    return json.dumps(saved, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def script(text: str) -> str:
+    """JavaScript as an inline ``<script>`` element: a "</script" in its strings, regular
+    expressions or comments written "<\\/script", which reads the same in all three."""
+    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+
+def film_page(args: dict, frame: int | None = None) -> str:
+    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
+    and the player inlined, the film's arguments (``saved_film``) in a script before the
+    player's, opening on ``frame`` (the last by default). The page the player's "Save" row
+    makes in the browser, made here for notebooks and the command line."""
     page = (PLAYER_FOLDER / "index.html").read_text(encoding="utf-8")
-    scripts = {"plotly.min.js": PLOTLY_JS.read_text(encoding="utf-8"),
-               "gif.js": (PLAYER_FOLDER / "gif.js").read_text(encoding="utf-8"),
-               "player.js": (PLAYER_FOLDER / "player.js").read_text(encoding="utf-8")}
-
-    def script(text: str) -> str:
-        return "<script>" + text.replace("</script", "<\\/script") + "</script>"
-
-    for name, text in scripts.items():
+    for name, text in player_sources():
         inlined = script(text)
         if name == "player.js":  # the film first: the player reads it as it starts
-            film = json.dumps(saved, allow_nan=False)
-            inlined = script(f"window.standaloneFilm = {film};") + inlined
+            inlined = script(f"window.standaloneFilm = {saved_film(args, frame)};") + inlined
         page = page.replace(f'<script src="{name}"></script>', inlined)
     return page

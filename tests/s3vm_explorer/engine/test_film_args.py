@@ -17,6 +17,7 @@ from s3vm_explorer.engine.data import View
 from s3vm_explorer.engine.figures.palette import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from s3vm_explorer.engine.film import PLAYER_FILES as FRONTEND_FILES
 from s3vm_explorer.engine.film import PLOTLY_JS, film_args, film_id
+from s3vm_explorer.engine.notebook import LOADER
 from s3vm_explorer.ui.player import FRONTEND
 from toy_data import pick_labeled, two_moons
 
@@ -110,7 +111,9 @@ def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_in
     stray.unlink(missing_ok=True)
     before = sorted(p.name for p in FRONTEND.iterdir())
     folder = player._served_folder()
-    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(FRONTEND_FILES)
+    # (the notebook's loader beside them: a film in a notebook, not in the app)
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(
+        (*FRONTEND_FILES, LOADER.name))
     assert Path(tempfile.gettempdir()) in folder.parents
     assert ROOT not in folder.parents
     assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
@@ -133,7 +136,7 @@ def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
     for name in FRONTEND_FILES:
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
-    assert sorted(p.name for p in installed.iterdir()) == sorted(FRONTEND_FILES)
+    assert sorted(p.name for p in installed.iterdir()) == sorted((*FRONTEND_FILES, LOADER.name))
 
 
 def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
