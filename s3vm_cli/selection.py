@@ -1,16 +1,16 @@
 """``s3vm select``: a solver's parameters chosen by cross-validation on the labeled points only,
 beside the supervised baseline chosen by the same folds.
 
-``s3vm select DATA [LABELS] -s SOLVER [-g NAME=V1,V2,... ...] [--folds K] [--model PATH]``
-runs ``s3vm_core.model_selection.S3VMGridSearchCV`` (DESIGN.md, "Model selection"): K folds of
+``s3vm select DATA [LABELS] -s SOLVER [-g NAME=V1,V2,... ...] [--folds K] [--model PATH]`` runs
+``s3vm_core.model_selection.S3VMGridSearchCV`` (docs/architecture.md, "Model selection"): K folds of
 the labeled points (``LabeledStratifiedKFold``), each fold's held-out labels kept in training as
 unlabeled points (the LDS paper's protocol, §3.2), every grid point scored on the held-out labels
-only, and ``SVMBaseline`` with the solver's kernel selected by the same folds. It prints the
-table (one row a grid point: its CV error, its mistakes, their spread over the folds; the
-baseline's best; the chosen parameters) and, last, whether the unlabeled points helped; when
-they did not, that line is the library's ``UnlabeledDidNotHelpWarning`` on stderr, as every
-warning (``-q`` silences it). ``--model`` saves the chosen model refitted on all the data, in
-the format that cannot run code (``s3vm_cli.model_file``), for ``s3vm predict``.
+only, and ``SVMBaseline`` with the solver's kernel selected by the same folds. It prints the table
+(one row a grid point: its CV error, its mistakes, their spread over the folds; the baseline's best;
+the chosen parameters) and, last, whether the unlabeled points helped; when they did not, that line
+is the library's ``UnlabeledDidNotHelpWarning`` on stderr, as every warning (``-q`` silences it).
+``--model`` saves the chosen model refitted on all the data, in the format that cannot run code
+(``s3vm_cli.model_file``), for ``s3vm predict``.
 
 Without ``-g`` the grid is the library's ``default_grid`` for the solver (its defaults first).
 A grid's values are read as ``-p`` reads one (``s3vm_cli.commands``) and checked, each, by the
