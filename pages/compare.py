@@ -4,14 +4,21 @@ import numpy as np
 import streamlit as st
 
 from s3vm_explorer.engine import lessons
-from s3vm_explorer.engine.comparison import BASELINE, rows_to_csv, summarize
+from s3vm_explorer.engine.comparison import (
+    BASELINE,
+    FEWEST_DRAWS_FOR_A_VERDICT,
+    REFERENCE,
+    rows_to_csv,
+    summarize,
+    verdict_counts,
+)
 from s3vm_explorer.engine.figures.compare import (
     compare_errors_figure,
     compare_objective_figure,
     compare_time_figure,
 )
 from s3vm_explorer.engine.markdown import literal
-from s3vm_explorer.engine.metrics import UNKNOWN, percent
+from s3vm_explorer.engine.metrics import UNKNOWN
 from s3vm_explorer.engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from s3vm_explorer.engine.presets import BOTH, CHOSEN_BY_CV, DEFAULT, PAPER, TITLES
 from s3vm_explorer.engine.registry import SOLVERS, scalable_caption
@@ -32,7 +39,10 @@ st.markdown(
     "draws, as in the DA paper's Table 2 (10 draws of 2 labeled points on 2MOONS and 2CIRCLES, "
     "counting the runs that classify the unlabeled points right), with its parameters as in "
     "the paper, its generic defaults, both side by side, or chosen on each draw by "
-    "cross-validation on its labels alone."
+    "cross-validation on its labels alone. Did the unlabeled points help? Each solver is "
+    "measured against *its own* supervised SVM on the same draws — the same kernel, width and "
+    "C on the same labeled points, or the SVM chosen by the same folds — and a difference is "
+    "claimed only where the paired Wilcoxon test over the draws supports it (p < 0.05)."
 )
 data, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
@@ -59,7 +69,8 @@ with st.form(state.COMPARE_FORM, border=False):
     first, second = st.columns(2)
     number_box(first, DRAWS, state.COMPARE_DRAWS)
     number_box(second, PER_CLASS, state.COMPARE_PER_CLASS)
-    st.multiselect("solvers (the supervised SVM baseline always runs)", choices,
+    st.multiselect("solvers (each against its own supervised SVM; the supervised SVM at "
+                   "its preset always runs as a reference)", choices,
                    key=state.COMPARE_SOLVERS, format_func=titles.get)
     st.radio("parameters", list(PRESET_CHOICES), key=state.COMPARE_PRESET,
              format_func=PRESET_CHOICES.get, horizontal=True,
@@ -117,36 +128,90 @@ if stored["key"] != description:
 rows = stored["rows"]
 summary = summarize(rows)
 st.subheader("Success rate and error")
-# Short headers, the rest in each column's tooltip: with long ones the table was wider than
-# the page below 1920 px, and a right-aligned number of a cut column did not show at all.
+# Short headers and names, the rest in each column's tooltip and in the words below: with long
+# ones the table was wider than the page below 1920 px, and a right-aligned number of a cut
+# column did not show at all.
 COLUMNS = {
     "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran "
                  "(unknown without true classes to score).",
-    "error (%)": "Mean unlabeled error over the draws.",
-    "spread (%)": "Standard deviation of the unlabeled error over the draws.",
-    "vs SVM (percentage points)": "Mean difference with the supervised SVM's unlabeled error, "
-                                  "draw by draw: negative means the unlabeled data helped.",
-    "time (s)": "Median wall-clock time of one fit.",
-    "failed": "Runs that stopped with an error.",
+    "error (%)": "Mean unlabeled error over the draws ± the half-width of its 95 % confidence "
+                 "interval (Student's t).",
+    "its SVM (%)": "The same for the solver's own supervised SVM on the same draws: the same "
+                   "kernel, width and C on the labeled points (or the SVM chosen by the same "
+                   "folds), named below.",
+    "p": "Two-sided Wilcoxon signed-rank test of the paired differences with its SVM over the "
+         "draws (ties left out); the draws below and above it are counted below the table.",
+    "verdict": "better or worse than its SVM where p < 0.05, else no significant difference.",
 }
-st.dataframe(
-    [dict(zip(["solver", *COLUMNS], [
-        titles.get(s["solver"], s["solver"]),
+failed = any(s["failed"] for s in summary)
+if failed:
+    COLUMNS["failed"] = "Runs that stopped with an error."
+
+
+def _interval(mean: float, low: float, high: float) -> str:
+    """A mean error and its 95 % interval as "3.1 ± 1.9" (percent); the mean alone from one
+    draw, "unknown" without one."""
+    if np.isnan(mean):
+        return UNKNOWN
+    if np.isnan(low):
+        return f"{100 * mean:.1f}"
+    return f"{100 * mean:.1f} ± {50 * (high - low):.1f}"
+
+
+def _summary_row(s: dict) -> list:
+    paired, reference = s["paired"], s["verdict"] == REFERENCE
+    cells = [
+        chart_titles.get(s["solver"], s["solver"]).partition(" (")[0],
         f"{s['successes']} / {s['scored']}" if s["scored"] else UNKNOWN,
-        percent(s["mean_error"]).removesuffix(" %"), percent(s["error_std"]).removesuffix(" %"),
-        percent(s["mean_error_vs_baseline"]).removesuffix(" %"), round(s["median_seconds"], 3),
-        s["failed"]], strict=True))
-     for s in summary],
-    hide_index=True, width="stretch",
+        _interval(paired.mean, paired.low, paired.high) if paired.n else _interval(
+            s["mean_error"], np.nan, np.nan),
+        "—" if reference else _interval(paired.baseline_mean, paired.baseline_low,
+                                        paired.baseline_high),
+        "—" if reference or np.isnan(paired.p_value) else f"{paired.p_value:.2g}",
+        s["verdict"]]
+    return cells + [s["failed"]] * failed
+
+
+st.dataframe(
+    [dict(zip(["solver", *COLUMNS], _summary_row(s), strict=True)) for s in summary],
+    hide_index=True, width="stretch", height=35 * (len(summary) + 1) + 3,  # every row shown
     column_config={name: st.column_config.Column(help=text) for name, text in COLUMNS.items()},
 )
 st.caption(
     "A success is a draw with at most 1 % of the unlabeled points wrong: the DA paper's Table 2 "
     "counts perfect draws, but at this app's noise a point or two lie across any sensible "
-    "boundary. 'vs SVM' is the mean difference in unlabeled error, in percentage points, with "
-    "the supervised SVM trained on the labeled points alone, draw by draw: negative means the "
-    "unlabeled data helped."
+    "boundary. Errors are means over the draws ± the half-width of their 95 % confidence "
+    "interval. The supervised SVM of the first row runs at its preset, a reference: no solver "
+    "is measured against it, each against its own SVM."
 )
+
+st.subheader("Did the unlabeled points help?")
+compared = [s for s in summary if s["verdict"] != REFERENCE]
+counts = verdict_counts(compared)
+draws = stored["key"][1]
+if compared:
+    st.markdown(
+        f"Against each one's own supervised SVM on the same {draws} draws (paired Wilcoxon "
+        f"test, p < 0.05): **{counts['better']}** of {len(compared)} better, "
+        f"**{counts['no significant difference']}** no significant difference, "
+        f"**{counts['worse']}** worse.")
+if draws < FEWEST_DRAWS_FOR_A_VERDICT:
+    st.info(f"With {draws} draw{'s' if draws > 1 else ''} the paired test cannot reach "
+            f"p < 0.05 even when every draw favours one side (its p is then "
+            f"2 / 2^{draws} = {2 / 2 ** draws:.2g}): no solver can be called better or worse. "
+            f"Choose k ≥ {FEWEST_DRAWS_FOR_A_VERDICT} (the DA paper's Table 2 uses 10).")
+
+
+def _in_words(s: dict) -> str:
+    """A solver's paired comparison in a line, its verdict in bold, and which SVM it is."""
+    sentence = s["paired"].sentence("its SVM")
+    said, colon, verdict = sentence.rpartition(": ")  # (no verdict: no draw could be scored)
+    words = f"{literal(said)}: **{literal(verdict)}**" if colon else literal(sentence)
+    return (f"- **{literal(titles.get(s['solver'], s['solver']))}**: {words}. Its SVM: "
+            f"{literal(s['baseline_svm'])}.")
+
+
+st.markdown("\n".join(_in_words(s) for s in compared))
 if stored["key"][4] == CHOSEN_BY_CV:
     # what a user without the true classes can know: the held-out labels' verdict
     did_not_help = [
@@ -173,10 +238,12 @@ if failures:
 chart(compare_errors_figure(rows, chart_titles))
 both = stored["key"][4] == BOTH
 st.caption(
-    "Each dot is one label draw, each box one solver, in its colour on every chart of the page"
-    + (" (hollow: its generic defaults, beside its paper's setting)" if both else "")
-    + "; the dashed line is the supervised SVM's mean error. A wide box means the solver's "
-    "result depends on which points were labeled; dots at or near 0 are the successes."
+    "One band per solver, in its colour on every chart of the page"
+    + (" (diamonds: its generic defaults, beside its paper's setting)" if both else "")
+    + "; in it each line is one label draw, from the error of the solver's own supervised SVM "
+    "on that draw (grey circle) to the solver's (dot). A line that goes left means the "
+    "unlabeled points helped on that draw, a dot on its circle is a tie; dots spread wide mean "
+    "the result depends on which points were labeled, dots at or near 0 are the successes."
 )
 
 st.subheader("Does a lower objective mean a lower error?")

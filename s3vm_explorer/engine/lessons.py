@@ -147,17 +147,18 @@ def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
 
 def continuation_against_gradient(C: float, sigma: float | None) -> tuple:
     """The Continuation page's comparison (``label_draws``'s ``runs``): cS3VM and ∇TSVM on the
-    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1), and the
-    supervised SVM."""
+    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1). Each is
+    measured against its own supervised SVM (``engine.comparison.fair_baseline``), here the
+    same one for both: the SVM with their kernel and C."""
     same = (("C", C), ("C_star", C), ("sigma", sigma))
-    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same),
-            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same))
 
 
 def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
                                n_points: int) -> tuple:
-    """The Annealing page's comparison (the DA paper's Table 2): DA, ∇TSVM with the same
-    kernel and weights, and the supervised SVM, for draws of one label per class.
+    """The Annealing page's comparison (the DA paper's Table 2): DA and ∇TSVM with the same
+    kernel and weights, for draws of one label per class, each against its own supervised
+    SVM (the same one for both: C = 1/(λ l), the SVM of DA's labeled loss).
 
     (4) divided by λ is an SVM objective with C = 1/(λ l) on each of the l = 2 labeled points
     and C* = λ'/(λ u) (λ' = 1) on each of the u unlabeled ones."""
@@ -166,8 +167,18 @@ def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
                                                   ("sigma", sigma))),
             ("∇TSVM", "GradientTSVM", (("C", 1 / (lam * n_labeled)),
                                        ("C_star", 1 / (lam * (n_points - n_labeled))),
-                                       ("sigma", sigma))),
-            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+                                       ("sigma", sigma))))
+
+
+def run_settings(runs: tuple, name: str) -> str:
+    """The parameters a run of ``runs`` (``label_draws``'s) sets, in words ("C = 50, C* =
+    0.505, σ = 0.25"): a page says with which settings a solver ran, where two pages run it
+    differently."""
+    symbols = {"C_star": "C*", "sigma": "σ", "lam": "λ"}
+    (params,) = [params for run, _, params in runs if run == name]
+    return ", ".join(f"{symbols.get(key, key)} = {value:.3g}" if isinstance(value, float)
+                     else f"{symbols.get(key, key)} = {value}"
+                     for key, value in params if value is not None)
 
 
 def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
@@ -189,11 +200,12 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
     ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
     pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
     source's: the first is the labeling a new data set starts with. Returns one row per (run,
-    draw), ``engine.comparison.run_draws``'s with ``"solver"`` the run's name (the errors are
-    against a run named ``"SVMBaseline"``); ``progress(done, total)`` after each fit (two at a
-    time above ``PARALLEL_ABOVE`` points). Above the app's size for it a solver runs its
-    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which
-    ("exact" or the form's description).
+    draw), ``engine.comparison.run_draws``'s with ``"solver"`` the run's name: each row holds
+    the error of the run's own supervised SVM on the same draw (``baseline_error``) and its
+    verdict over the draws (``engine.comparison.summarize``); ``progress(done, total)`` after
+    each fit (two at a time above ``PARALLEL_ABOVE`` points). Above the app's size for it a
+    solver runs its scalable form, as on the Watch and Compare pages, and each row's
+    ``"form"`` says which ("exact" or the form's description).
     """
     data = source.build()
     X, y_true = data.X, data.y_true
