@@ -40,10 +40,11 @@ GRID = 40
 
 #: Label draws of the teaching pages' comparisons (the DA paper's Table 2 uses 10).
 DRAWS = 10
-#: Above this many points the label draws run two at a time. Below, starting the two worker
-#: processes costs more than it saves: the Annealing page's 30 fits on 200 points took 2.6–2.8 s
-#: in one process against 3.5–3.8 s in two; on 500 points 5.5 s against 4.6 s.
-PARALLEL_ABOVE = 300
+#: Above this much work (fits times points) the label draws run two at a time. Below, starting
+#: the two worker processes costs more than it saves: the Annealing page's 30 fits on 200 points
+#: (6,000) took 2.6–2.8 s in one process against 3.5–3.8 s in two; on 500 points (15,000) 5.5 s
+#: against 4.6 s.
+PARALLEL_ABOVE = 10_000
 
 
 def continuation_run(source, labels: tuple, C: float, sigma: float | None = None):
@@ -188,9 +189,10 @@ def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
     return params, "exact" if note is None else SOLVERS[solver].scalable.what
 
 
-def _jobs(n_points: int) -> int:
-    """Worker processes for a sweep of fits on ``n_points`` points (``PARALLEL_ABOVE``)."""
-    return 2 if n_points > PARALLEL_ABOVE else 1
+def _jobs(n_points: int, n_fits: int) -> int:
+    """Worker processes for a sweep of ``n_fits`` fits on ``n_points`` points
+    (``PARALLEL_ABOVE``)."""
+    return 2 if n_points * n_fits > PARALLEL_ABOVE else 1
 
 
 def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict]:
@@ -199,13 +201,13 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
 
     ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
     pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
-    source's: the first is the labeling a new data set starts with. Returns one row per (run,
-    draw), ``engine.comparison.run_draws``'s with ``"solver"`` the run's name: each row holds
-    the error of the run's own supervised SVM on the same draw (``baseline_error``) and its
-    verdict over the draws (``engine.comparison.summarize``); ``progress(done, total)`` after
-    each fit (two at a time above ``PARALLEL_ABOVE`` points). Above the app's size for it a
-    solver runs its scalable form, as on the Watch and Compare pages, and each row's
-    ``"form"`` says which ("exact" or the form's description).
+    source's: the first is the labeling a new data set starts with. Returns one row per (run, draw),
+    ``engine.comparison.run_draws``'s with ``"solver"`` the run's name: each row holds the error of
+    the run's own supervised SVM on the same draw (``baseline_error``) and its verdict over the
+    draws (``engine.comparison.summarize``); ``progress(done, total)`` after each fit (two at a time
+    above ``PARALLEL_ABOVE`` points times fits). Above the app's size for it a solver runs its
+    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which ("exact"
+    or the form's description).
     """
     data = source.build()
     X, y_true = data.X, data.y_true
@@ -214,7 +216,7 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
         params, forms[name] = _form(solver, len(X), dict(params))
         estimators[name] = make_estimator(solver, params)
     rows = run_draws(X, y_true, estimators, [source.seed + draw for draw in range(k)],
-                     n_jobs=_jobs(len(X)), progress=progress)
+                     n_jobs=_jobs(len(X), k * len(estimators)), progress=progress)
     for row in rows:
         row["form"] = forms[row["solver"]]
     return rows
@@ -250,7 +252,7 @@ def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
             params[run], forms[run] = _form(solver, len(X), chosen)
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=source.seed, params=params, runs=runs, progress=progress,
-                           scheduler=scheduler, n_jobs=_jobs(len(X)),
+                           scheduler=scheduler, n_jobs=_jobs(len(X), k * (len(names) + 1)),
                            chosen_by_cv=chosen_by_cv)
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
