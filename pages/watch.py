@@ -125,6 +125,13 @@ def show_progress(live) -> None:
 long_run = long_run_note(solver, len(labels), solved_params, scalable_note is not None, budget)
 with film_place:
     controls, show_status = job_controls(job, this_run, note=long_run)
+if not job.done:
+    # At once, where the film will stand: a new run's first state can take seconds (a solver
+    # process to start, its first step on the data), and an empty place looked idle.
+    preview.append(film_place.empty())
+    preview[0].info(f"Starting {SOLVERS[solver].title}: its boundary appears here as soon as "
+                    "its first state arrives, and its film when it ends.",
+                    icon=":material/hourglass_top:")
 
 try:
     with film_place, st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):

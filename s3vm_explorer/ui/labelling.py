@@ -5,6 +5,8 @@ page's widgets: they run before the page, and the same event twice changes nothi
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import streamlit as st
 
@@ -25,10 +27,12 @@ def use_upload() -> None:
     if file is None:
         return
     try:
-        upload = read_upload(file.name, file.getvalue())
+        # standardized when its features' scales differ, unless a shared link said otherwise
+        upload = read_upload(file.name, file.getvalue(), state.get(keys.LINK_STANDARDIZE))
     except ValueError as error:
         keys.report_error(f"{error} Your data and labels are unchanged.")
         return
+    state[keys.LINK_STANDARDIZE] = None  # said of one file: the next is judged by its scales
     state[keys.UPLOAD] = upload
     keys.set_labels(upload.y)
 
@@ -36,6 +40,23 @@ def use_upload() -> None:
 def drop_upload() -> None:
     """Back to the generated data set (the Data page's button)."""
     st.session_state[keys.UPLOAD] = None
+
+
+def set_standardized() -> None:
+    """The Data page's toggle: the uploaded file's features as z-scores, or as the file writes
+    them. The labels, and the labelling steps to undo and redo, stay with the file. A
+    callback."""
+    state = st.session_state
+    upload, on = keys.uploaded(), bool(state.get(keys.STANDARDIZE))
+    if upload is None or upload.standardized == on:
+        return
+    scaled = dataclasses.replace(upload, standardized=on)
+    for steps in (keys.LABEL_HISTORY, keys.LABEL_FUTURE):
+        state[steps] = [(scaled if step[0] == upload else step[0], *step[1:])
+                        for step in state.get(steps, [])]
+    labels, by_hand = list(state.get(keys.LABELS, [])), keys.labels_by_hand()
+    state[keys.UPLOAD] = scaled
+    keys.set_labels(labels, by_hand)
 
 
 def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:

@@ -220,3 +220,39 @@ def test_a_scenario_of_an_uploaded_file_names_it_and_carries_no_data():
     values, notes = scenario.parse(scenario.to_text(described))
     assert values["dataset"] == scenario.DEFAULTS["dataset"] and "labels" not in values
     assert said(notes, "made from the uploaded file 'mine.csv'")
+
+
+# -- issue 42: whether an uploaded file is standardized travels with its name ------------------
+
+@pytest.mark.parametrize("standardized", [True, False])
+def test_a_link_of_an_uploaded_file_carries_whether_it_was_standardized(standardized):
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper", uploaded="wine.csv", standardized=standardized)
+    assert described["standardize"] is standardized
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert values["standardize"] is standardized
+    how = "standardized" if standardized else "used as they are"
+    assert said(notes, f"Upload it on the Data & labels page to see it (its features will be "
+                       f"{how}, as in the link)")
+
+
+def test_a_generated_data_sets_link_says_nothing_of_standardizing():
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper")
+    assert "standardize" not in described
+    values, notes = parse({"dataset": "two_moons", "standardize": True})
+    assert "standardize" not in values
+    assert said(notes, "standardize = True was ignored: a link says it only of an uploaded file")
+
+
+@pytest.mark.parametrize("wrong", [None, 1, "yes", [True], {}])
+def test_a_standardize_that_is_not_true_or_false_is_said_and_left_to_the_files_scales(wrong):
+    values, notes = parse({"dataset": scenario.UPLOADED, "file": "wine.csv",
+                           "standardize": wrong})
+    assert "standardize" not in values
+    assert said(notes, "standardize must be true or false, not ")
+    assert said(notes, "standardized if their scales differ by more than ten times.")
