@@ -16,6 +16,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
+from toy_data.files import counted
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
 MAX_PANELS = 6
@@ -72,7 +73,7 @@ cells[0].metric("γ0", f"{model.gamma0_:.3g}", help="From γ0 on, L_γ is convex
 cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
 cells[2].metric("γ stages", f"{len(model.gammas_)}")
 cells[3].metric("unlabeled error", percent(error))
-cells[4].metric("run time", f"{seconds:.2f} s", help=f"{len(states)} states recorded")
+cells[4].metric("run time", f"{seconds:.2f} s", help=f"{counted(len(states), 'state')} recorded")
 if form:
     st.caption(form)
 

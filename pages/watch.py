@@ -34,6 +34,7 @@ from s3vm_explorer.ui.runs import (
 )
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import UNLABELED, class_count
+from toy_data.files import counted
 
 #: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
 #: wide page's margins make way for the film.
@@ -150,7 +151,7 @@ if not run.complete:
            else f"It reached its time budget of {run.budget:g} s")
     notice, again = film_place.columns([5, 1], vertical_alignment="center")
     notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "
-                   f"({len(run.states)} states), not the solver's answer.")
+                   f"({counted(len(run.states), 'state')}), not the solver's answer.")
     again_button(this_run, again)
 
 n_states = len(run.states)

@@ -54,6 +54,7 @@ from s3vm_explorer.engine.film import (
 from s3vm_explorer.engine.protocol import Baseline, Run, RunFinished
 from s3vm_explorer.engine.registry import SOLVERS
 from s3vm_explorer.engine.run.process import grid_decisions, pick_frames, supervised_baseline
+from toy_data.files import counted
 
 #: Height (px) of the player's frame in a notebook's output.
 HEIGHT = 820
@@ -217,7 +218,8 @@ def film(estimator, X, y, states=None, *, y_true=None, baseline: bool = True,
     labels = _codes(y, classes)
     truth = None if y_true is None else np.where(np.asarray(y_true) == UNLABELED, UNLABELED,
                                                  _codes(y_true, classes))
-    data = Data(X, labels if truth is None else truth, View.of(X))
+    # the caller's own data, in its own units: drawn to fill the chart, as an upload is
+    data = Data(X, labels if truth is None else truth, View.of(X, fill=True))
     grid = data.grid_features(estimator)
     frames = pick_frames(states)
     shown = [states[i] for i in frames]
@@ -231,7 +233,7 @@ def film(estimator, X, y, states=None, *, y_true=None, baseline: bool = True,
     name = title or (solver.title if solver else type(estimator).__name__)
     n_labeled = int(np.sum(labels != UNLABELED))
     context = {"solver": name, "paper": solver.paper if solver else "",
-               "data": f"n = {len(X)}, {n_labeled} labeled, {X.shape[1]} features",
+               "data": f"n = {len(X)}, {n_labeled} labeled, {counted(X.shape[1], 'feature')}",
                "name": "-".join("".join(c if c.isalnum() else " " for c in name.lower())
                                 .split()) or "s3vm-film"}
     args = film_args(run, data.X2, labels, truth, show_baseline=baseline,
