@@ -137,7 +137,7 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     numbers = [
         step,
         {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
-        {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
+        _gradient_numbers(shown),
     ]
     if y_true is None:
         return numbers
@@ -157,6 +157,41 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
                           "as the supervised SVM" for c in change]
         error["better"] = [None if c == 0 else bool(c < 0) for c in change]
     return [*numbers, error]
+
+
+#: What the gradient's number is, in its tooltip.
+GRADIENT_HELP = (
+    "The norm of the gradient of the objective the solver minimizes at this step (for cS3VM "
+    "the smoothed L_γ of the current γ, for QN-S3VM F of the current α, for ∇TSVM the "
+    "objective (4) of the current C*): near 0 where a stage has converged. A dash where the "
+    "solver has no gradient to show: a direct solve, LIBSVM, or DA with the hinge loss, "
+    "which has no derivative at the margin, where the SVM of its f-step puts its support "
+    "vectors (any subgradient there is as good as another, and round-off picks one).")
+#: What the gradient's number is on cS3VM's answer, whose objective is (2) itself.
+UNSMOOTHED_GRADIENT_NOTE = "of objective (2), not L_γ"
+UNSMOOTHED_GRADIENT_HELP = (
+    " On cS3VM's answer the objective is (2) itself, the S3VM objective without smoothing, "
+    "and so is the gradient: the answer minimizes the last smoothed L_γ (γ_end), a "
+    "different function, so the gradient of (2) there is not 0. (2) is not smooth either "
+    "(the labeled points' hinge has a kink at the margin); the number says how far the "
+    "answer is from a stationary point of (2), not that the path failed to converge, whose "
+    "measure is the gradient of L_γ on the frame before.")
+
+
+def _gradient_numbers(shown) -> dict:
+    """The gradient's norm of each frame, with what it is of: on cS3VM's answer (the final
+    state, which reports the objective (2) itself, ``ContinuationS3VM``) a note under the
+    number says so, and the tooltip says why it is not 0."""
+    number = {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown],
+              "help": GRADIENT_HELP}
+    last = shown[-1]
+    first = last.states[0] if hasattr(last, "states") else last  # (a one-vs-rest state)
+    if (last.event == "final" and first.stage == "gamma"
+            and math.isfinite(last.grad_norm)):
+        number["notes"] = [""] * (len(shown) - 1) + [UNSMOOTHED_GRADIENT_NOTE]
+        number["better"] = [None] * len(shown)
+        number["help"] += UNSMOOTHED_GRADIENT_HELP
+    return number
 
 
 def film_titles(run) -> list[str]:
