@@ -6,6 +6,7 @@ reaches the page."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -145,3 +146,23 @@ def extras_text(extras) -> tuple[list[str], list[str]]:
         if meaning:
             glossary.append(f"{words}: {meaning}")
     return shown, glossary
+
+
+#: Longest line that says what a run warned of (characters, with its "Warning: "): one line
+#: beside the Watch page's title at 1400 px, two at 1024.
+HEADLINE_CHARS = 90
+
+
+def warnings_headline(sentences) -> tuple[str, str, bool]:
+    """The line that stands on the Watch page's first screen for what a run warned of
+    (``sentences``, each a warning's text), in parts: how many ("Warning", "2 warnings"), the
+    first one's opening words (up to its first full stop or semicolon, cut at a word to keep
+    the line within ``HEADLINE_CHARS``), and whether that is all that was said; the whole
+    text is one click away."""
+    what = "Warning" if len(sentences) == 1 else f"{len(sentences)} warnings"
+    text = " ".join(sentences[0].split())
+    opening = re.split(r"(?<=\.)\s|;\s", text, maxsplit=1)[0]
+    room = HEADLINE_CHARS - len(what) - 4
+    if len(opening) > room:
+        opening = opening[:room].rsplit(" ", 1)[0]
+    return what, opening, len(sentences) == 1 and opening == text
