@@ -79,12 +79,12 @@ st.subheader("1 · PCG iterates against the Newton optimum")
 grid = run["grid"]
 
 
-by_iteration = {s.iteration: s for s in states}
-panels = [
-    boundary_panel(f"PCG t = {t} · {percent(error_of(s.train_decision), 0)}", s, grid)
-    for t in SNAPSHOTS if (s := by_iteration.get(t)) is not None
-]
-panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error, 0)}", run["newton"],
+# Each error is written once, as the text above and the table below write it (one digit
+# after the point: whole percents wrote 0.5 % as "1 %" beside the text's "0.5 %").
+position = {s.iteration: k for k, s in enumerate(states)}
+panels = [boundary_panel(f"PCG t = {t} · {percent(errors[k])}", states[k], grid)
+          for t in SNAPSHOTS if (k := position.get(t)) is not None]
+panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error)}", run["newton"],
                              grid))
 chart(boundary_multiples_figure(panels, data.X2, labels, grid))
 st.caption(
@@ -129,7 +129,6 @@ def table_row(rule: str, stops_at: str, seconds: float | None, error: float | No
             "unlabeled error there": "—" if error is None else percent(error)}
 
 
-position = {s.iteration: k for k, s in enumerate(states)}
 rows = []
 for name, at in stops.items():
     k = position.get(at) if at is not None else None

@@ -11,7 +11,13 @@ from s3vm_explorer.engine.markdown import literal
 from s3vm_explorer.engine.params import BUDGET
 from s3vm_explorer.engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
 from s3vm_explorer.engine.registry import SOLVERS, long_run_note, run_form, solver_title
-from s3vm_explorer.engine.stages import event_text, extras_text, returned_state, stage_text
+from s3vm_explorer.engine.stages import (
+    event_text,
+    extras_text,
+    returned_state,
+    stage_text,
+    warnings_headline,
+)
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import (
@@ -73,8 +79,14 @@ if presenting:
     # margins (the presentation toggle above the film brings them back).
     st.html(PRESENTATION_STYLE)
 with st.container():
+    # What the solver warned of stands beside the title (under the film, a film that fills the
+    # screen pushed it below the fold; above, it pushed the film's numbers off a 1024 x 768
+    # screen); in presentation mode, without a title, above the film.
     if not presenting:
-        st.title("Watch a solver")
+        title_column, warnings_place = st.columns([1.3, 2], vertical_alignment="top")
+        title_column.title("Watch a solver")
+    else:
+        warnings_place = st.container()
     picker, baseline_column, presentation_column, *form_column = st.columns(
         [2.6, 2.6, 1.6, 1.2] if presenting else [2.4, 2.2, 1.3], vertical_alignment="center")
     # (the box's label gives its row's height to the film)
@@ -89,7 +101,7 @@ with st.container():
                                help="The film as large as the window allows, for a projector: "
                                     "the parameters move into a button.")
     popover = form_column[0].popover("parameters", width="stretch") if presenting else None
-film_place = st.container()  # the film, what stops it, and what the run said
+film_place = st.container()  # the film, what stops it, and the notes on what it shows
 with popover or st.container():
     if not presenting:
         st.subheader(f"Parameters of {SOLVERS[solver].title}")
@@ -176,10 +188,16 @@ with preview[0] if preview else film_place:
          st.session_state[state.FILM_LOOP],
          key=state.FILM, on_change=follow_film,
          args=(frame_states,))
+# Nothing silent: what the solver warned of, in its own words, once: its first words stand on
+# the first screen (the film stays whole on it at 1024 x 768), a click opens every word.
+if run.warnings:
+    what, opening, complete = warnings_headline(run.warnings)
+    more = "" if complete else "\u00a0…"  # (a no-break space: "…" never alone on a line)
+    with warnings_place.expander(f":orange[**{what}:**] {literal(opening)}{more}",
+                                 icon=":material/warning:", type="compact"):
+        for sentence in run.warnings:
+            st.warning(literal(sentence))
 with film_place:
-    # Nothing silent: what the solver warned of stands under its film, in its own words, once.
-    for sentence in run.warnings:
-        st.warning(literal(sentence), icon=":material/warning:")
     if show_baseline and run.baseline is not None and run.baseline.description:
         st.caption(f"Dashed, and the error's reference: the {run.baseline.description}.")
     if scalable_note:

@@ -8,7 +8,12 @@ Streamlit-free and shared: a run's process builds the app's film at the end of i
 The numbers under the film (step, objective, gradient norm, unlabeled error and its difference
 to the supervised SVM) travel with the film, a few strings per frame, and the player shows
 those of the frame on screen: they move with the film while it plays, without a round trip to
-the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 50).
+the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 120 or
+more).
+
+Play's pace (``frame_durations``) follows the solver's outer steps: at 1x the inner iterations
+pass quickly and the frame that ends each outer step (a γ, a T, a C*, an α) stays while a
+lecturer says what it shows.
 
 The frames travel as bytes, compressed (zlib; the browser inflates them with its own
 DecompressionStream): the decision on the display grid quantised like the heatmaps
@@ -63,8 +68,19 @@ PLAYER_FOLDER = Path(__file__).with_name("film_player")
 PLAYER_FILES = ("index.html", "gif.js", "player.js")
 #: The installed plotly package's own plotly.js, so the player and the package agree.
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-#: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
-FRAME_MS = 50
+#: Play's pace at 1x (``frame_durations``), in milliseconds. An inner iteration's frame: the
+#: boundary moves at about eight frames a second, a motion the eye follows.
+FRAME_MS = 120
+#: The frame that ends an outer step (and the start): about a sentence of a lecture, said over
+#: the boundary of that γ, T, C* or α.
+STEP_MS = 2500
+#: A film of many outer steps (S4VM's candidates, DA's temperatures) lasts at most this long
+#: at 1x: each step's frame then stays shorter, but at least ``SHORTEST_STEP_MS``.
+LONGEST_FILM_MS = 45_000
+SHORTEST_STEP_MS = 500
+#: A film of one stage (Newton's or PCG's steps, branch and bound's bounds, a fit) is its
+#: steps: they share this much time, each at least ``FRAME_MS`` and at most ``STEP_MS``.
+ONE_STAGE_FILM_MS = 12_000
 #: Time a looping film holds its last frame before it starts over: the result is what a
 #: lecturer talks over.
 HOLD_MS = 3000
@@ -137,7 +153,7 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     numbers = [
         step,
         {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
-        {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
+        _gradient_numbers(shown),
     ]
     if y_true is None:
         return numbers
@@ -157,6 +173,77 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
                           "as the supervised SVM" for c in change]
         error["better"] = [None if c == 0 else bool(c < 0) for c in change]
     return [*numbers, error]
+
+
+#: What the gradient's number is, in its tooltip.
+GRADIENT_HELP = (
+    "The norm of the gradient of the objective the solver minimizes at this step (for cS3VM "
+    "the smoothed L_γ of the current γ, for QN-S3VM F of the current α, for ∇TSVM the "
+    "objective (4) of the current C*): near 0 where a stage has converged. A dash where the "
+    "solver has no gradient to show: a direct solve, LIBSVM, or DA with the hinge loss, "
+    "which has no derivative at the margin, where the SVM of its f-step puts its support "
+    "vectors (any subgradient there is as good as another, and round-off picks one).")
+#: What the gradient's number is on cS3VM's answer, whose objective is (2) itself.
+UNSMOOTHED_GRADIENT_NOTE = "of objective (2), not L_γ"
+UNSMOOTHED_GRADIENT_HELP = (
+    " On cS3VM's answer the objective is (2) itself, the S3VM objective without smoothing, "
+    "and so is the gradient: the answer minimizes the last smoothed L_γ (γ_end), a "
+    "different function, so the gradient of (2) there is not 0. (2) is not smooth either "
+    "(the labeled points' hinge has a kink at the margin); the number says how far the "
+    "answer is from a stationary point of (2), not that the path failed to converge, whose "
+    "measure is the gradient of L_γ on the frame before.")
+
+
+def _gradient_numbers(shown) -> dict:
+    """The gradient's norm of each frame, with what it is of: on cS3VM's answer (the final
+    state, which reports the objective (2) itself, ``ContinuationS3VM``) a note under the
+    number says so, and the tooltip says why it is not 0."""
+    number = {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown],
+              "help": GRADIENT_HELP}
+    last = shown[-1]
+    first = last.states[0] if hasattr(last, "states") else last  # (a one-vs-rest state)
+    if (last.event == "final" and first.stage == "gamma"
+            and math.isfinite(last.grad_norm)):
+        number["notes"] = [""] * (len(shown) - 1) + [UNSMOOTHED_GRADIENT_NOTE]
+        number["better"] = [None] * len(shown)
+        number["help"] += UNSMOOTHED_GRADIENT_HELP
+    return number
+
+
+def frame_durations(run) -> list[int]:
+    """How long each frame of the film stays on screen while Play runs at 1x (ms).
+
+    A film of several outer stages (γ, T, C*, α, S4VM's candidates) is paced by them: the
+    start and the frame that ends each stage (the last of its frames) stay ``STEP_MS``, time
+    to say what that stage did, and the inner iterations between pass at ``FRAME_MS``; a film
+    of so many stages that it would outlast ``LONGEST_FILM_MS`` gives each stage's frame its
+    share of that (at least ``SHORTEST_STEP_MS``). A film of one stage (Newton's or PCG's
+    steps, branch and bound's bounds, a fit) spreads ``ONE_STAGE_FILM_MS`` over its frames,
+    each between ``FRAME_MS`` and ``STEP_MS``. The setup's frames pass at ``FRAME_MS``. The
+    last frame's time is that of a step (a looping film holds it ``HOLD_MS``).
+    """
+    shown = [run.states[i] for i in run.frames]
+    solving = [k for k, s in enumerate(shown) if s.stage != "setup"]
+    durations = [FRAME_MS] * len(shown)
+    if not solving:
+        return durations
+    if len({shown[k].stage_index for k in solving}) == 1:  # one stage: its steps
+        each = int(np.clip(ONE_STAGE_FILM_MS / len(solving), FRAME_MS, STEP_MS))
+        for k in solving:
+            durations[k] = each
+        return durations
+    # a stage ends where the next frame belongs to another stage (in one-vs-rest, the leading
+    # problem's); the start is where the lecturer says what the film will show
+    ends = [solving[0], *(k for k, after in zip(solving, solving[1:], strict=False)
+                          if shown[after].stage_index != shown[k].stage_index)]
+    ends = sorted(set(ends))
+    inner = len(shown) - len(ends) - 1
+    each = int(np.clip((LONGEST_FILM_MS - FRAME_MS * inner) / len(ends), SHORTEST_STEP_MS,
+                       STEP_MS))
+    for k in ends:
+        durations[k] = each
+    durations[-1] = max(durations[-1], each)
+    return durations
 
 
 def film_titles(run) -> list[str]:
@@ -179,9 +266,10 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
               context: dict | None = None) -> dict:
     """Everything the player needs to play ``run``, as component arguments: the still figure
     (plotly JSON) and, per frame, the grid's decision values and the point colours
-    (zlib-compressed bytes), the stage text, the values the progress markers sit on and the
-    numbers (``film_numbers``). With ``show_baseline`` the supervised SVM's f = 0 is a dashed
-    line and its error the reference; ``identity`` is the film's id (``film_id``), ``speed``
+    (zlib-compressed bytes), the stage text, the values the progress markers sit on, the
+    numbers (``film_numbers``) and how long it stays on screen at 1x (``frame_durations``).
+    With ``show_baseline`` the supervised SVM's f = 0 is a dashed line and its error the
+    reference; ``identity`` is the film's id (``film_id``), ``speed``
     and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``), ``context``
     what the film is of (``film_context``: what it saves carries it, and its file names).
 
@@ -223,7 +311,7 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
             {"x": "xaxis2", "y": "yaxis2", "values": _finite(s.objective for s in shown)},
             {"x": "xaxis3", "y": "yaxis3", "values": _finite(s.stage_value for s in shown)},
         ],
-        "frame_ms": FRAME_MS,
+        "frame_ms": frame_durations(run),
         "hold_ms": HOLD_MS,
         "speeds": list(FILM_SPEEDS),
         "speed": float(speed),

@@ -415,6 +415,12 @@ window.addEventListener("resize", refit);
 
 let animation = null;
 
+// How long frame k stays on screen while playing (ms): its time at 1x (frame_ms, paced by
+// the solver's outer steps: engine.film.frame_durations) over Play's speed.
+function frameTime(k) {
+  return args.frame_ms[k] / film.speed;
+}
+
 function play() {
   if (film.playing) return;
   if (film.frame >= lastFrame()) show(0);
@@ -423,7 +429,6 @@ function play() {
   let shownAt = performance.now();
   const tick = (now) => {
     if (!film.playing) return;
-    const frameMs = args.frame_ms / film.speed;
     if (film.frame >= lastFrame()) {
       // looping: the result stays on screen for hold_ms, then the film starts over
       if (!film.loop) {  // the loop was switched off meanwhile
@@ -436,13 +441,19 @@ function play() {
         shownAt = now;
         film.drawn = [performance.now()];
       }
-    } else if (now - shownAt >= frameMs) {
-      // Frames are due every frameMs on the clock, not frameMs after the last one was drawn:
-      // the screen refreshes every ~16.7 ms, and waiting for a full frameMs would often wait
-      // for one more refresh. Faster than the screen, Play skips to the frame due.
-      const by = film.speed > 1 ? Math.max(1, Math.floor((now - shownAt) / frameMs)) : 1;
-      shownAt = Math.max(shownAt + by * frameMs, now - frameMs);
-      show(Math.min(film.frame + by, lastFrame()));
+    } else if (now - shownAt >= frameTime(film.frame)) {
+      // Frames are due on the clock, each frameTime after the one before, not after it was
+      // drawn: the screen refreshes every ~16.7 ms, and waiting for a full frame time after
+      // a refresh would often wait for one more. Faster than the screen, Play skips to the
+      // frame due; at 1x or slower it shows every frame.
+      let next = film.frame;
+      let due = shownAt;
+      do {
+        due += frameTime(next);
+        next += 1;
+      } while (film.speed > 1 && next < lastFrame() && now - due >= frameTime(next));
+      shownAt = Math.max(due, now - frameTime(next));
+      show(next);
       film.drawn.push(performance.now());
       if (film.frame >= lastFrame() && !film.loop) {
         stop();
@@ -681,8 +692,9 @@ async function savePNG() {
   }
 }
 
-// The whole film as an animated GIF at PICTURE_WIDTH: each frame for frame_ms, the last one
-// for hold_ms, in a loop. `progress(done, total)` hears of each frame.
+// The whole film as an animated GIF at PICTURE_WIDTH: each frame for its time at 1x
+// (frame_ms, Play's pace), the last one for hold_ms, in a loop. `progress(done, total)`
+// hears of each frame.
 async function makeGIF(progress) {
   const gd = await pictureFigure();
   try {
@@ -698,7 +710,7 @@ async function makeGIF(progress) {
     for (const k of new Set([0, Math.floor(n / 2), n - 1])) samples.push(await pixels(k));
     const gif = new GifWriter(canvas.width, canvas.height, samples);
     for (let k = 0; k < n; k++) {
-      gif.frame(await pixels(k), k === n - 1 ? args.hold_ms : args.frame_ms);
+      gif.frame(await pixels(k), k === n - 1 ? args.hold_ms : args.frame_ms[k]);
       progress(k + 1, n);
     }
     return gif.blob();
