@@ -7,6 +7,7 @@ from s3vm_explorer.engine.data import class_shares
 from s3vm_explorer.engine.figures.data import soft_labels_figure
 from s3vm_explorer.engine.figures.film import shipped
 from s3vm_explorer.engine.film import film_id
+from s3vm_explorer.engine.guides import watch_guide
 from s3vm_explorer.engine.markdown import literal
 from s3vm_explorer.engine.params import BUDGET
 from s3vm_explorer.engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
@@ -28,8 +29,9 @@ from s3vm_explorer.ui.forms import (
     require_valid_parameters,
     take_longer_path,
 )
+from s3vm_explorer.ui.guide import lesson
 from s3vm_explorer.ui.labelling import label_in_proportion
-from s3vm_explorer.ui.player import film, follow_film, jump_film
+from s3vm_explorer.ui.player import film, follow_film, jump_film, show_film_state
 from s3vm_explorer.ui.runs import (
     FRESH_PAGE_SETTLE,
     again_button,
@@ -87,8 +89,9 @@ with st.container():
         title_column.title("Watch a solver")
     else:
         warnings_place = st.container()
-    picker, baseline_column, presentation_column, *form_column = st.columns(
-        [2.6, 2.6, 1.6, 1.2] if presenting else [2.4, 2.2, 1.3], vertical_alignment="center")
+    picker, baseline_column, presentation_column, lesson_column, *form_column = st.columns(
+        [2.5, 2.5, 1.5, 1.1, 1.2] if presenting else [2.4, 2.2, 1.3, 1.1],
+        vertical_alignment="center")
     # (the box's label gives its row's height to the film)
     solver = picker.selectbox("solver", list(SOLVERS), key=state.SOLVER,
                               format_func=solver_title, label_visibility="collapsed")
@@ -101,6 +104,7 @@ with st.container():
                                help="The film as large as the window allows, for a projector: "
                                     "the parameters move into a button.")
     popover = form_column[0].popover("parameters", width="stretch") if presenting else None
+lesson_place = st.container()  # the open lesson's step, above the film it speaks of
 film_place = st.container()  # the film, what stops it, and the notes on what it shows
 with popover or st.container():
     if not presenting:
@@ -182,6 +186,9 @@ chosen = st.session_state[state.FRAME]
 # (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
 # and a function defined here would keep this page's whole namespace, the run with it.)
 
+# A guided lesson on this film: each step a question, then what the film did (engine.guides).
+lesson(watch_guide(run, labels, data.y_true, SOLVERS[solver].stage_label,
+                   SOLVERS[solver].title), lesson_column, lesson_place, on_step=show_film_state)
 with preview[0] if preview else film_place:
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],

@@ -71,6 +71,7 @@ RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name, n]} last put in its form
 WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
 SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
+LESSON = "lesson"            # the lesson open: {"page", "step", "revealed"} (ui.guide) or None
 # The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
 SHOWN_RUN = "shown_run"      # the film's run (``ui.player.film_id``): a new one opens at its end
 FILM_SPEED = "film_speed"    # Play's speed, one of FILM_SPEEDS (set by the player)

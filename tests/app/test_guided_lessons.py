@@ -1,0 +1,61 @@
+"""Issue 42, item 9: a guided lesson on the Watch page's film — a question before each answer,
+the answer computed from the run on screen, the film at the step's frame."""
+
+from page_helpers import film, new_session, shown
+
+from s3vm_explorer.engine.data import Generated
+from s3vm_explorer.engine.guides import watch_guide
+from s3vm_explorer.engine.protocol import RunRequest
+from s3vm_explorer.engine.registry import SOLVERS, run_form
+from s3vm_explorer.ui import state
+from s3vm_explorer.ui.runs import dataset, run_solver
+
+WATCH = "pages/watch.py"
+SOLVER = "ContinuationS3VM"
+
+
+def button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def texts(at) -> list[str]:
+    return [shown(m.value) for m in at.markdown]
+
+
+def the_guide_of_the_run_on_screen(at):
+    """The run the page shows, from the app's shared cache (the same request), and its
+    guide, made here independently of the page."""
+    source = Generated(at.session_state[state.DATASET], int(at.session_state[state.N_SAMPLES]),
+                       float(at.session_state[state.NOISE]), int(at.session_state[state.SEED]))
+    labels = at.session_state[state.LABELS]
+    params = {p.name: p.from_widget(at.session_state[state.solver_param_key(SOLVER, p.name)])
+              for p in SOLVERS[SOLVER].params}
+    solved, _ = run_form(SOLVER, len(labels), params)
+    run = run_solver(RunRequest(source, tuple(labels), SOLVER, tuple(sorted(solved.items()))))
+    return run, watch_guide(run, labels, dataset(source).y_true, SOLVERS[SOLVER].stage_label,
+                            SOLVERS[SOLVER].title)
+
+
+def test_the_watch_lesson_asks_then_answers_and_moves_the_film_to_each_step():
+    at = new_session()
+    at.run()
+    at.session_state[state.SOLVER] = SOLVER
+    at.switch_page(WATCH).run()
+    assert not at.exception and not at.error
+    button(at, "Lesson").click().run()
+    run, guide = the_guide_of_the_run_on_screen(at)
+    first = guide.steps[0]
+    asked = next(t for t in texts(at) if t.startswith("**Lesson · step 1 of "))
+    assert first.question in asked
+    assert not any(first.answer in t for t in texts(at))  # asked before it is told
+    assert film(at)["frame"] == run.frame_of(first.frame)
+    button(at, "Show the answer").click().run()
+    assert any(first.answer in shown(s.value) for s in at.success)
+    button(at, "Next step").click().run()
+    second = guide.steps[1]
+    assert any(t.startswith("**Lesson · step 2 of ") and second.question in t
+               for t in texts(at))
+    assert at.session_state[state.FRAME] == second.frame
+    assert film(at)["frame"] == run.frame_of(second.frame)
+    button(at, "Back").click().run()
+    assert any(t.startswith("**Lesson · step 1 of ") for t in texts(at))
