@@ -1,5 +1,7 @@
 """Deterministic annealing: unknown labels become probabilities, frozen as the temperature falls."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -12,6 +14,7 @@ from s3vm_explorer.engine.figures.data import (
     soft_labels_figure,
 )
 from s3vm_explorer.engine.figures.teaching import annealing_curves_figure, effective_loss_figure
+from s3vm_explorer.engine.guides import annealing_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
 from s3vm_explorer.engine.params import shown
 from s3vm_explorer.engine.presets import sigma_caption
@@ -19,6 +22,8 @@ from s3vm_explorer.engine.registry import scalable_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.guide import lesson as guided
+from s3vm_explorer.ui.guide import set_widget
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
 from toy_data import UNLABELED
@@ -39,6 +44,7 @@ data, labels, dataset = start_teaching_page(
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 
 lesson = st.empty()  # the verdict of section 4, filled in once it has run
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 # The settings fold away: at 1024 x 768 the effective loss is on the first screen.
 with st.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
     left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
@@ -179,3 +185,5 @@ verdict = " · ".join(
 if forms := scalable_caption(rows, len(labels), {}):
     st.caption(forms)
 lesson.info(f"The DA paper's Table 2 on your data (section 4): {verdict}.")
+guided(annealing_guide(states, labels, [(name, s) for name, s, _ in runs], summary, data.y_true),
+       lesson_button, lesson_box, on_step=partial(set_widget, state.DA_T_INDEX))

@@ -8,12 +8,14 @@ from s3vm_explorer.engine.comparison import summarize
 from s3vm_explorer.engine.figures.compare import compare_errors_figure
 from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundary_panel
 from s3vm_explorer.engine.figures.teaching import landscape_figure, objective_path_figure
+from s3vm_explorer.engine.guides import continuation_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
 from s3vm_explorer.engine.presets import sigma_caption
 from s3vm_explorer.engine.registry import scalable_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
 from toy_data.files import counted
@@ -32,6 +34,7 @@ data, labels, dataset = start_teaching_page(
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
 
 lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 # The settings fold away: at 1024 x 768 the landscape is on the first screen.
 with st.expander("Settings: the parameters, C = C* and the slice of the landscape"):
     left, middle, right = st.columns(3)
@@ -137,3 +140,4 @@ verdict = " · ".join(
 if forms := scalable_caption(rows, len(labels), titles):
     st.caption(forms)
 lesson.info(f"Over {lessons.DRAWS} label draws (section 4): {verdict}.")
+guided(continuation_guide(model, states, labels, curves, summary), lesson_button, lesson_box)

@@ -6,10 +6,12 @@ import streamlit as st
 from s3vm_explorer.engine import lessons, presets
 from s3vm_explorer.engine.data import Generated
 from s3vm_explorer.engine.figures.compare import minima_figure
+from s3vm_explorer.engine.guides import local_minima_guide
 from s3vm_explorer.engine.metrics import percent
 from s3vm_explorer.engine.registry import SOLVERS
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import DATASETS
@@ -32,6 +34,7 @@ st.markdown(
 state.keep_teaching_widgets(state.MINIMA_DATA, state.MINIMA_N, state.MINIMA_DRAWS,
                             state.MINIMA_SIGMA)
 lesson = st.empty()  # what the draws say, filled in once they have run
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 with st.expander("Settings: the data, its size, the label draws and the kernel width"):
     left, middle, right = st.columns(3)
     left.selectbox("data set", lessons.MINIMA_DATA_SETS, key=state.MINIMA_DATA,
@@ -106,3 +109,4 @@ lesson.info(
     f"unlabeled points (the supervised SVM on {svm_error}); the closest to it on average is "
     f"**{titles.get(best, best)}**, which found the optimal labeling on "
     f"{sum(r['found_basin'] for r in local if r['solver'] == best)} of {draws} draws.")
+guided(local_minima_guide(rows, titles), lesson_button, lesson_box)

@@ -45,6 +45,13 @@ def _move(guide: Guide, by: int, on_step: Callable[[int | None], None] | None) -
         on_step(guide.steps[step].frame)
 
 
+def set_widget(key: str, frame: int | None) -> None:
+    """A lesson's step stands on setting ``frame`` of the widget under ``key`` (the
+    Annealing page's temperature): a callback, bound with ``functools.partial``."""
+    if frame is not None:
+        st.session_state[key] = frame
+
+
 def current_step(name: str) -> int | None:
     """The step of page ``name``'s lesson on screen, or None when its lesson is closed."""
     at = st.session_state.get(keys.LESSON)

@@ -59,3 +59,19 @@ def test_the_watch_lesson_asks_then_answers_and_moves_the_film_to_each_step():
     assert film(at)["frame"] == run.frame_of(second.frame)
     button(at, "Back").click().run()
     assert any(t.startswith("**Lesson · step 1 of ") for t in texts(at))
+
+
+def test_each_teaching_page_opens_its_lesson_and_reveals_its_first_answer():
+    """Continuation, Annealing and Local minima: the Lesson button opens step 1, its question
+    first, then its answer (each computed: tests/s3vm_explorer/engine/test_guides.py)."""
+    at = new_session()
+    at.run()
+    for page in ("pages/continuation.py", "pages/annealing.py", "pages/local_minima.py"):
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, page
+        button(at, "Lesson").click().run()
+        assert any(t.startswith("**Lesson · step 1 of ") for t in texts(at)), page
+        before = len(at.success)
+        button(at, "Show the answer").click().run()
+        assert len(at.success) == before + 1, page
+        button(at, "Close").click().run()
