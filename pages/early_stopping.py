@@ -6,11 +6,13 @@ import streamlit as st
 from s3vm_explorer.engine import lessons
 from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundary_panel
 from s3vm_explorer.engine.figures.teaching import CRITERION_TITLES, stopping_figure
+from s3vm_explorer.engine.guides import early_stopping_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
 from s3vm_explorer.engine.presets import sigma_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
 
@@ -60,6 +62,7 @@ def error_of(decision) -> float:
 
 
 errors = np.array([error_of(s.train_decision) for s in states])
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 optimum_error = error_of(run["newton"].train_decision)
 stability_stop = run["stops"].get("stability")
 if stability_stop is not None:
@@ -140,6 +143,8 @@ steps = run["newton_steps"]
 rows.append(table_row("Newton's method (§3.1)", f"{steps} Newton step{'' if steps == 1 else 's'}",
                       run["newton_seconds"], optimum_error))
 st.dataframe(rows, hide_index=True, width="stretch")
+guided(early_stopping_guide(iterations, errors, times, stops, CRITERION_TITLES, optimum_error,
+                            run["newton_steps"], run["stopped_by"]), lesson_button, lesson_box)
 st.caption(
     f"Thresholds: τ < 1.5 % for stability (Algorithm 2), one more validation point right per "
     f"check for validation (Algorithm 3, |V| = {len(run['validation'])}), both at once for "

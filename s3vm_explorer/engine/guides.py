@@ -343,3 +343,51 @@ def local_minima_guide(rows, titles: dict) -> Guide:
         f"On {counted(unproven, 'draw')} the search reached its time limit: the minimum there "
         "is the best found, within its certified gap."))
     return Guide("local_minima", "A guided look at local minima", tuple(steps))
+
+
+def early_stopping_guide(iterations, errors, times, stops: dict, titles: dict,
+                         optimum_error: float, newton_steps: int, stopped_by: str) -> Guide:
+    """The LapSVM early-stopping page's lesson on its PCG run: how long the run to the end
+    takes, from which iteration its unlabeled error no longer changes, which rule fires first,
+    and what the stability check (Algorithm 2) saves. ``iterations``, ``errors`` and ``times``
+    are the run's per iteration, ``stops`` each rule's first stop (None: never), ``titles``
+    the rules' names on the page."""
+    iterations, errors = np.asarray(iterations), np.asarray(errors, dtype=float)
+    position = {int(t): k for k, t in enumerate(iterations)}
+    last = int(iterations[-1])
+    ended = "converged" if stopped_by == "converged" else "reached its iteration limit"
+    steps = [Step(
+        "To the end", "How many PCG iterations do you expect the run to the optimum to take?",
+        f"PCG {ended} after {counted(last, 'iteration')} ({times[-1]:.3f} s) with "
+        f"{_percent(errors[-1])} of the unlabeled points wrong; Newton's method took "
+        f"{counted(newton_steps, 'step')}, its optimum errs on {_percent(optimum_error)}.")]
+    changed = np.flatnonzero(errors != errors[-1])
+    settled = 0 if changed.size == 0 else int(changed[-1]) + 1
+    steps.append(Step(
+        "The error settles", "After how many iterations do you expect the unlabeled error to "
+        "reach its final value?", f"From iteration {int(iterations[settled])} on the error "
+        f"stays at {_percent(errors[-1])}: {int(iterations[settled]) / max(last, 1):.0%} of the "
+        "run; the rest only polishes a classifier that no longer changes."))
+    fired = {name: at for name, at in stops.items() if at is not None and at in position}
+    if fired:
+        first = min(fired, key=fired.get)
+        silent = [titles.get(n, n) for n, at in stops.items() if n not in fired]
+        answer = (f"{titles.get(first, first)}, at iteration {fired[first]}, with "
+                  f"{_percent(errors[position[fired[first]]])} wrong"
+                  + (f"; {', '.join(silent)} never fired." if silent else "."))
+    else:
+        answer = "None fired within the run: every rule waited for the end."
+    steps.append(Step("The first to stop", "Which stopping rule do you expect to fire first?",
+                      answer))
+    stability = fired.get("stability")
+    if stability is None:
+        said = ("The stability check never fired: the unlabeled decisions kept changing by "
+                "more than its threshold.")
+    else:
+        k = position[stability]
+        said = (f"It stops at iteration {stability}, after {times[k]:.3f} s, "
+                f"{times[k] / max(times[-1], 1e-12):.0%} of the time to the end, with "
+                f"{_percent(errors[k])} wrong against the optimum's {_percent(optimum_error)}.")
+    steps.append(Step("What stability saves", "What do you expect the stability check "
+                      "(Algorithm 2) to save, and to cost in error?", said))
+    return Guide("early_stopping", "A guided look at early stopping", tuple(steps))

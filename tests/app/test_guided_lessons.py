@@ -66,7 +66,8 @@ def test_each_teaching_page_opens_its_lesson_and_reveals_its_first_answer():
     first, then its answer (each computed: tests/s3vm_explorer/engine/test_guides.py)."""
     at = new_session()
     at.run()
-    for page in ("pages/continuation.py", "pages/annealing.py", "pages/local_minima.py"):
+    for page in ("pages/continuation.py", "pages/annealing.py", "pages/early_stopping.py",
+                 "pages/local_minima.py"):
         at.switch_page(page).run()
         assert not at.exception and not at.error, page
         button(at, "Lesson").click().run()

@@ -155,3 +155,26 @@ def test_the_local_minima_lesson_names_the_solver_closest_to_the_global_minimum(
     assert guide.steps[1].answer.startswith(f"{best}: its labeling's best is "
                                             f"{np.mean(means[best]):.2%}")
     assert 4 <= len(guide.steps) <= 8
+
+
+def test_the_early_stopping_lesson_finds_where_the_error_stops_changing(moons_one_label):
+    from s3vm_explorer.engine import lessons
+    from s3vm_explorer.engine.guides import early_stopping_guide
+
+    data, labels = moons_one_label
+    run = lessons.early_stopping_run(MOONS, tuple(labels.tolist()), 10.0, 20, 0.5)
+    kept = [(s, t) for s, t in zip(run["states"], run["times"], strict=True)
+            if s.event in ("init", "iter")]
+    iterations = [s.iteration for s, _ in kept]
+    errors = [unlabeled_error(s.train_decision, labels, data.y_true) for s, _ in kept]
+    optimum = unlabeled_error(run["newton"].train_decision, labels, data.y_true)
+    guide = early_stopping_guide(iterations, errors, [t for _, t in kept], run["stops"], {},
+                                 optimum, run["newton_steps"], run["stopped_by"])
+    # the first iteration from which every later error is the final one, found by hand
+    settled = next(i for i, _ in enumerate(errors) if all(e == errors[-1] for e in errors[i:]))
+    assert guide.steps[1].answer.startswith(f"From iteration {iterations[settled]} on")
+    fired = {n: at for n, at in run["stops"].items() if at is not None}
+    if fired:
+        assert guide.steps[2].answer.startswith(f"{min(fired, key=fired.get)}, at iteration "
+                                                f"{min(fired.values())}")
+    assert f"{100 * optimum:.1f} %" in guide.steps[0].answer
