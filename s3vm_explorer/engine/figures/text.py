@@ -278,8 +278,9 @@ def rows(figure) -> list[dict]:
 
 
 def _named(table: list[dict]) -> list[dict]:
-    """The rows without a "series" column where no series has a name."""
-    if all(row["series"] == "—" for row in table):
+    """The rows without a "series" column where it would say nothing: one series, or none
+    named."""
+    if len({row["series"] for row in table}) == 1 or all(row["series"] == "—" for row in table):
         for row in table:
             del row["series"]
     return table

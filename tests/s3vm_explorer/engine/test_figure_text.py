@@ -30,6 +30,7 @@ def test_the_table_has_a_row_a_point_saying_its_label_also_when_sent_as_json():
     figure = labeling_figure(X, LABELS)
     rows = text.rows(figure)
     assert len(rows) == 40 and [row["point"] for row in rows] == list(range(40))
+    assert "series" not in rows[0]  # one series: its name would fill a column
     first = int(np.flatnonzero(LABELS == 1)[0])
     assert rows[first]["shown as"] == "labeled class 1"
     assert rows[first]["x"] == float(f"{X[first, 0]:.4g}")
