@@ -127,7 +127,7 @@ if stored["key"] != description:
 
 rows = stored["rows"]
 summary = summarize(rows)
-st.subheader("Success rate and error")
+st.header("Success rate and error")
 # Short headers and names, the rest in each column's tooltip and in the words below: with long
 # ones the table was wider than the page below 1920 px, and a right-aligned number of a cut
 # column did not show at all.
@@ -185,7 +185,7 @@ st.caption(
     "is measured against it, each against its own SVM."
 )
 
-st.subheader("Did the unlabeled points help?")
+st.header("Did the unlabeled points help?")
 compared = [s for s in summary if s["verdict"] != REFERENCE]
 counts = verdict_counts(compared)
 draws = stored["key"][1]
@@ -235,7 +235,10 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{literal(failures[0]['error'])}")
 
-chart(compare_errors_figure(rows, chart_titles))
+chart(compare_errors_figure(rows, chart_titles), description="; ".join(
+    f"{chart_titles.get(s['solver'], s['solver'])}: {_summary_row(s)[2]} % mean unlabeled error"
+    + ("" if s["verdict"] == REFERENCE else f", its SVM {_summary_row(s)[3]} %, {s['verdict']}")
+    for s in summary))
 both = stored["key"][4] == BOTH
 st.caption(
     "One band per solver, in its colour on every chart of the page"
@@ -246,8 +249,10 @@ st.caption(
     "the result depends on which points were labeled, dots at or near 0 are the successes."
 )
 
-st.subheader("Does a lower objective mean a lower error?")
-chart(compare_objective_figure(rows, chart_titles))
+st.header("Does a lower objective mean a lower error?")
+chart(compare_objective_figure(rows, chart_titles),
+      description="One panel per solver: each draw's objective against its unlabeled error, "
+                  "a filled dot for a success")
 st.caption(
     "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
     "filled for a success and open for a failure. Each solver minimizes its own objective, so "
@@ -255,8 +260,13 @@ st.caption(
     "classify better, which is why these papers care about escaping local minima."
 )
 
-st.subheader("Time")
-chart(compare_time_figure(summary, chart_titles))
+st.header("Time")
+timed = sorted(summary, key=lambda s: s["median_seconds"])
+chart(compare_time_figure(summary, chart_titles), description=(
+    f"Median fit times from {timed[0]['median_seconds']:.3g} s "
+    f"({chart_titles.get(timed[0]['solver'], timed[0]['solver'])}) to "
+    f"{timed[-1]['median_seconds']:.3g} s "
+    f"({chart_titles.get(timed[-1]['solver'], timed[-1]['solver'])})"))
 st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
            "on this server" + ("; hatched: a solver's generic defaults." if both else "."))
 st.download_button("Download every run as CSV", rows_to_csv(rows),

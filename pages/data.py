@@ -12,6 +12,7 @@ from s3vm_explorer.engine.registry import SOLVERS
 from s3vm_explorer.ui import labelling, state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import current_preset, number_box
+from s3vm_explorer.ui.keyboard import labelling_keys
 from s3vm_explorer.ui.runs import current_data
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import UNLABELED, class_count
@@ -129,12 +130,19 @@ title = "" if flat else (f"first two principal components of {X.shape[1]}-D data
                          f"the line of 1-D data: {literal(data.view.titles[0])}")
 adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
 empty_space = data.grid(ADD_GRID) if adding else None
+# The same labelling by keyboard, in a box above the chart (ui/keyboard.py)
+labelling_keys(data.X2, labels, n_classes, on_change=labelling.apply_keys)
+n_unlabeled = int(np.sum(labels == UNLABELED))
 chart(labeling_figure(data.X2, labels, title, empty_space, n_classes), toolbar=True,
       key=state.LABEL_CHART, on_select=labelling.label_chart_selected,
-      selection_mode=("points", "box", "lasso"))
+      selection_mode=("points", "box", "lasso"),
+      description=f"{len(labels)} points: " + ", ".join(
+          f"{count} labeled class {c}" for c, count in enumerate(counts))
+      + f", {n_unlabeled} unlabeled")
 st.caption(
     f"Large shapes are labeled points ({', '.join(CLASS_NAMES[:n_classes])}); small grey "
-    "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
+    "circles are unlabeled. Click a point to give it the chosen class (or, by keyboard, in the "
+    "box above the chart: the arrow keys move, a number key labels); to label many at once, "
     "pick the box or lasso tool in the chart's toolbar; to add points, choose what a click on "
     "empty space adds. Semi-supervised SVMs use the unlabeled points too: the boundary should "
     "pass through the low-density gaps between them."
@@ -166,7 +174,6 @@ if min(counts) > 0:
            None: "with the parameters you set"}[
         current_preset(state.presets_data_set(), solver)]
     next_step, go = st.columns([2.6, 1.4], vertical_alignment="center")
-    n_unlabeled = int(np.sum(labels == UNLABELED))
     next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
                    f"{n_unlabeled} unlabeled {'one' if n_unlabeled == 1 else 'ones'}. Next, "
                    "**Watch a solver** "

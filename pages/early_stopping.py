@@ -78,7 +78,7 @@ else:
     st.info(f"The stability check never fired within the {int(iterations[-1])} PCG iterations: "
             "the decisions kept changing. Try the preset as in the paper, or another γ_I.")
 
-st.subheader("1 · PCG iterates against the Newton optimum")
+st.header("1 · PCG iterates against the Newton optimum")
 grid = run["grid"]
 
 
@@ -89,7 +89,8 @@ panels = [boundary_panel(f"PCG t = {t} · {percent(errors[k])}", states[k], grid
           for t in SNAPSHOTS if (k := position.get(t)) is not None]
 panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error)}", run["newton"],
                              grid))
-chart(boundary_multiples_figure(panels, data.X2, labels, grid))
+chart(boundary_multiples_figure(panels, data.X2, labels, grid), description=(
+    "The boundary and its unlabeled error after " + ", ".join(p[0] for p in panels)))
 st.caption(
     "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
     "the exact optimum from Newton's method (last panel); each title gives the unlabeled "
@@ -98,7 +99,7 @@ st.caption(
     "early stopping exploits."
 )
 
-st.subheader("2 · Where each stopping rule would stop")
+st.header("2 · Where each stopping rule would stop")
 extras = {name: np.array([s.extras[name] for s in states], dtype=float)
           for name in states[-1].extras}
 classical = {
@@ -112,7 +113,12 @@ checks = {"stability": extras["stability_tau"]}
 if np.isfinite(extras["validation_error"]).any():
     checks["validation"] = extras["validation_error"]
 stops = run["stops"]
-chart(stopping_figure(iterations, classical, checks, stops, errors))
+chart(stopping_figure(iterations, classical, checks, stops, errors), description=(
+    f"{int(iterations[-1])} PCG iterations; the unlabeled error goes from "
+    f"{percent(errors[0])} to {percent(errors[-1])}; "
+    + "; ".join(f"{CRITERION_TITLES.get(name, name)} "
+                + (f"stops at iteration {at}" if at is not None else "never stops")
+                for name, at in stops.items())))
 st.caption(
     "Left, the paper's Figure 4: the classical goal conditions, each divided by its value at "
     "t = 0 (log scale). They fall smoothly for hundreds of iterations and say nothing about "

@@ -259,7 +259,7 @@ def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
 
 def test_about_page_names_each_paper(app):
     at = open_page(app, ABOUT)
-    assert len(at.subheader) == 10
+    assert len(at.main.header) == 10
     captions = [shown(c.value) for c in at.main.caption if c.value.startswith("Paper: ")]
     assert len(captions) == 10 and all("Shown on: " in c for c in captions)
     # every solver can be watched and compared (DA's entry left Watch out: issue 20)
