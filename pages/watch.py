@@ -108,7 +108,7 @@ lesson_place = st.container()  # the open lesson's step, above the film it speak
 film_place = st.container()  # the film, what stops it, and the notes on what it shows
 with popover or st.container():
     if not presenting:
-        st.subheader(f"Parameters of {SOLVERS[solver].title}")
+        st.header(f"Parameters of {SOLVERS[solver].title}")
         st.caption(SOLVERS[solver].paper)
     with st.form(state.PARAMETER_FORM, border=False):
         params = parameter_form(solver, n_columns=3 if presenting else 4)
@@ -257,7 +257,7 @@ with film_place:
             "the film stops, its state's details follow below the parameters.")
 
 with details_place:
-    st.subheader("The state on screen")
+    st.header("The state on screen")
     if len(frame_states) > 1:
         st.select_slider("state details", frame_states, key=state.FRAME,
                          on_change=jump_film, format_func="state {}".format,
