@@ -112,7 +112,7 @@ def test_watch_page_plays_the_baseline(app):
     at = open_watch(app.run())
     assert not at.exception and not at.error
     played = film(at)
-    assert played["states"] == [0, 1] and played["titles"][-1].startswith("fit")
+    assert played["states"] == [0, 1] and played["titles"][-1].startswith("the fit")
     assert played["fill"].shape == (2, 60, 60)  # the decision function on the display grid
     assert np.ptp(played["fill"][-1]) > 0
     assert any(t.get("name") == "supervised SVM" for t in played["figure"]["data"])
