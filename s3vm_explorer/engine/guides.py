@@ -361,13 +361,18 @@ def early_stopping_guide(iterations, errors, times, stops: dict, titles: dict,
         f"PCG {ended} after {counted(last, 'iteration')} ({times[-1]:.3f} s) with "
         f"{_percent(errors[-1])} of the unlabeled points wrong; Newton's method took "
         f"{counted(newton_steps, 'step')}, its optimum errs on {_percent(optimum_error)}.")]
-    changed = np.flatnonzero(errors != errors[-1])
-    settled = 0 if changed.size == 0 else int(changed[-1]) + 1
-    steps.append(Step(
-        "The error settles", "After how many iterations do you expect the unlabeled error to "
-        "reach its final value?", f"From iteration {int(iterations[settled])} on the error "
-        f"stays at {_percent(errors[-1])}: {int(iterations[settled]) / max(last, 1):.0%} of the "
-        "run; the rest only polishes a classifier that no longer changes."))
+    question = ("After how many iterations do you expect the unlabeled error to reach its "
+                "final value?")
+    if np.isnan(errors).any():
+        steps.append(Step("The error settles", question, "Unknown: the unlabeled points' true "
+                          "classes are not known, so their error cannot be followed."))
+    else:
+        changed = np.flatnonzero(errors != errors[-1])
+        settled = int(iterations[0 if changed.size == 0 else int(changed[-1]) + 1])
+        steps.append(Step(
+            "The error settles", question, f"From iteration {settled} on the error stays at "
+            f"{_percent(errors[-1])}: {settled / max(last, 1):.0%} of the run; the rest only "
+            "polishes a classifier that no longer changes."))
     fired = {name: at for name, at in stops.items() if at is not None and at in position}
     if fired:
         first = min(fired, key=fired.get)

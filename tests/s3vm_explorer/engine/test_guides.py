@@ -178,3 +178,14 @@ def test_the_early_stopping_lesson_finds_where_the_error_stops_changing(moons_on
         assert guide.steps[2].answer.startswith(f"{min(fired, key=fired.get)}, at iteration "
                                                 f"{min(fired.values())}")
     assert f"{100 * optimum:.1f} %" in guide.steps[0].answer
+
+
+def test_a_lesson_on_data_without_true_classes_says_unknown_and_never_zero():
+    from s3vm_explorer.engine.guides import early_stopping_guide
+
+    nan = float("nan")
+    guide = early_stopping_guide([0, 1, 2], [nan, nan, nan], [0.0, 0.1, 0.2],
+                                 {"stability": 2}, {}, nan, 3, "converged")
+    assert guide.steps[1].answer.startswith("Unknown")
+    assert all("0.0 %" not in step.answer for step in guide.steps)
+    assert "unknown" in guide.steps[0].answer
