@@ -141,3 +141,30 @@ def test_the_settings_of_a_link_are_read_in_their_widgets_types():
     values, notes = hurt.read_settings({"n": 80, "draws": 20, "per_class": 3, "shown": "shares"})
     assert notes == []
     assert values == {"n": 80, "draws": 20, "per_class": 3, "shown": "shares"}
+
+
+def test_the_chart_marks_each_verdict_on_one_range_readable_at_1024_by_768():
+    from s3vm_explorer.engine.figures.hurt import FONT, hurt_figure
+
+    computed = summaries(parallel={"QNS3VM": LOWER, "S4VM": SVM},
+                         shares={"QNS3VM": HIGHER, "S4VM": LEVEL_BUT_LOWER})
+    panels = [{"title": hurt.CASES[name].title, "tag": hurt.CASES[name].tag,
+               "X": np.zeros((4, 2)), "y": np.array([0, 1, 0, 1]), "summary": summary,
+               "differences": {s["solver"]: (-0.1, -0.2, 0.0) for s in summary}}
+              for name, summary in computed.items()]
+    figure = hurt_figure(panels, {"QNS3VM": "QN-S3VM", "S4VM": "S4VM"}).to_plotly_json()
+    marks = [(t["xaxis"], t["marker"]["symbol"]) for t in figure["data"]
+             if t.get("showlegend") is False and t["xaxis"] not in ("x", "x2")]
+    assert marks == [("x3", "triangle-left"), ("x3", "circle-open"),
+                     ("x4", "triangle-right"), ("x4", "circle-open")]
+    assert [t["name"] for t in figure["data"] if t.get("showlegend") is not False] == [
+        "better than its SVM", "no significant difference", "worse than its SVM"]
+    layout = figure["layout"]
+    assert layout["xaxis3"]["range"] == layout["xaxis4"]["range"] == [-21.6, 21.6]
+    assert layout["yaxis3"]["ticktext"] == ["QN-S3VM", "S4VM"]
+    assert [a["text"] for a in layout["annotations"]][:2] == [
+        "<b>Two long clusters</b><br>assumption holds", "<b>80 / 20 classes</b><br>labels 1:1"]
+    assert all(len(case.tag) <= 18 for case in hurt.CASES.values())
+    assert FONT >= 13 and layout["font"]["size"] == FONT
+    assert all(a["font"]["size"] >= 13 for a in layout["annotations"])
+    assert len(layout["shapes"]) == 2  # its own SVM, a dotted line in each panel
