@@ -18,7 +18,6 @@ from s3vm_explorer.engine.figures.compare import (
     compare_time_figure,
 )
 from s3vm_explorer.engine.markdown import literal
-from s3vm_explorer.engine.metrics import UNKNOWN
 from s3vm_explorer.engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from s3vm_explorer.engine.presets import BOTH, CHOSEN_BY_CV, DEFAULT, PAPER, TITLES
 from s3vm_explorer.engine.registry import SOLVERS, scalable_caption
@@ -28,6 +27,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import number_box
 from s3vm_explorer.ui.runs import computed, current_data, forget_job, lesson_key
 from s3vm_explorer.ui.sidebar import start_page
+from s3vm_explorer.ui.verdicts import counts_line, in_words, key_numbers, verdict_table
 
 DRAWS, PER_CLASS = LABEL_DRAWS, LABELS_PER_DRAW
 
@@ -128,55 +128,7 @@ if stored["key"] != description:
 rows = stored["rows"]
 summary = summarize(rows)
 st.header("Success rate and error")
-# Short headers and names, the rest in each column's tooltip and in the words below: with long
-# ones the table was wider than the page below 1920 px, and a right-aligned number of a cut
-# column did not show at all.
-COLUMNS = {
-    "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran "
-                 "(unknown without true classes to score).",
-    "error (%)": "Mean unlabeled error over the draws ± the half-width of its 95 % confidence "
-                 "interval (Student's t).",
-    "its SVM (%)": "The same for the solver's own supervised SVM on the same draws: the same "
-                   "kernel, width and C on the labeled points (or the SVM chosen by the same "
-                   "folds), named below.",
-    "p": "Two-sided Wilcoxon signed-rank test of the paired differences with its SVM over the "
-         "draws (ties left out); the draws below and above it are counted below the table.",
-    "verdict": "better or worse than its SVM where p < 0.05, else no significant difference.",
-}
-failed = any(s["failed"] for s in summary)
-if failed:
-    COLUMNS["failed"] = "Runs that stopped with an error."
-
-
-def _interval(mean: float, low: float, high: float) -> str:
-    """A mean error and its 95 % interval as "3.1 ± 1.9" (percent); the mean alone from one
-    draw, "unknown" without one."""
-    if np.isnan(mean):
-        return UNKNOWN
-    if np.isnan(low):
-        return f"{100 * mean:.1f}"
-    return f"{100 * mean:.1f} ± {50 * (high - low):.1f}"
-
-
-def _summary_row(s: dict) -> list:
-    paired, reference = s["paired"], s["verdict"] == REFERENCE
-    cells = [
-        chart_titles.get(s["solver"], s["solver"]).partition(" (")[0],
-        f"{s['successes']} / {s['scored']}" if s["scored"] else UNKNOWN,
-        _interval(paired.mean, paired.low, paired.high) if paired.n else _interval(
-            s["mean_error"], np.nan, np.nan),
-        "—" if reference else _interval(paired.baseline_mean, paired.baseline_low,
-                                        paired.baseline_high),
-        "—" if reference or np.isnan(paired.p_value) else f"{paired.p_value:.2g}",
-        s["verdict"]]
-    return cells + [s["failed"]] * failed
-
-
-st.dataframe(
-    [dict(zip(["solver", *COLUMNS], _summary_row(s), strict=True)) for s in summary],
-    hide_index=True, width="stretch", height=35 * (len(summary) + 1) + 3,  # every row shown
-    column_config={name: st.column_config.Column(help=text) for name, text in COLUMNS.items()},
-)
+verdict_table(summary, lambda solver: chart_titles.get(solver, solver).partition(" (")[0])
 st.caption(
     "A success is a draw with at most 1 % of the unlabeled points wrong: the DA paper's Table 2 "
     "counts perfect draws, but at this app's noise a point or two lie across any sensible "
@@ -190,28 +142,13 @@ compared = [s for s in summary if s["verdict"] != REFERENCE]
 counts = verdict_counts(compared)
 draws = stored["key"][1]
 if compared:
-    st.markdown(
-        f"Against each one's own supervised SVM on the same {draws} draws (paired Wilcoxon "
-        f"test, p < 0.05): **{counts['better']}** of {len(compared)} better, "
-        f"**{counts['no significant difference']}** no significant difference, "
-        f"**{counts['worse']}** worse.")
+    st.markdown(counts_line(counts, len(compared), draws))
 if draws < FEWEST_DRAWS_FOR_A_VERDICT:
     st.info(f"With {draws} draw{'s' if draws > 1 else ''} the paired test cannot reach "
             f"p < 0.05 even when every draw favours one side (its p is then "
             f"2 / 2^{draws} = {2 / 2 ** draws:.2g}): no solver can be called better or worse. "
             f"Choose k ≥ {FEWEST_DRAWS_FOR_A_VERDICT} (the DA paper's Table 2 uses 10).")
-
-
-def _in_words(s: dict) -> str:
-    """A solver's paired comparison in a line, its verdict in bold, and which SVM it is."""
-    sentence = s["paired"].sentence("its SVM")
-    said, colon, verdict = sentence.rpartition(": ")  # (no verdict: no draw could be scored)
-    words = f"{literal(said)}: **{literal(verdict)}**" if colon else literal(sentence)
-    return (f"- **{literal(titles.get(s['solver'], s['solver']))}**: {words}. Its SVM: "
-            f"{literal(s['baseline_svm'])}.")
-
-
-st.markdown("\n".join(_in_words(s) for s in compared))
+st.markdown("\n".join(in_words(s, titles.get(s["solver"], s["solver"])) for s in compared))
 if stored["key"][4] == CHOSEN_BY_CV:
     # what a user without the true classes can know: the held-out labels' verdict
     did_not_help = [
@@ -235,10 +172,8 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{literal(failures[0]['error'])}")
 
-chart(compare_errors_figure(rows, chart_titles), description="; ".join(
-    f"{chart_titles.get(s['solver'], s['solver'])}: {_summary_row(s)[2]} % mean unlabeled error"
-    + ("" if s["verdict"] == REFERENCE else f", its SVM {_summary_row(s)[3]} %, {s['verdict']}")
-    for s in summary))
+chart(compare_errors_figure(rows, chart_titles),
+      description=key_numbers(summary, lambda solver: chart_titles.get(solver, solver)))
 both = stored["key"][4] == BOTH
 st.caption(
     "One band per solver, in its colour on every chart of the page"

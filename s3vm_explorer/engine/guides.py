@@ -28,13 +28,13 @@ from toy_data.files import counted
 class Step:
     """One step of a lesson: its ``title``, the ``question`` asked before the reveal, the
     ``answer`` computed from the run, and what the page shows while it stands: the state
-    ``frame`` of the film or chart (an index into the run's states), or None for the page as
-    it is."""
+    ``frame`` of the film or chart (an index into the run's states, or the value of the page's
+    chart setting, such as a data set's name), or None for the page as it is."""
 
     title: str
     question: str
     answer: str
-    frame: int | None = None
+    frame: object = None
 
 
 @dataclass(frozen=True)
@@ -396,3 +396,25 @@ def early_stopping_guide(iterations, errors, times, stops: dict, titles: dict,
     steps.append(Step("What stability saves", "What do you expect the stability check "
                       "(Algorithm 2) to save, and to cost in error?", said))
     return Guide("early_stopping", "A guided look at early stopping", tuple(steps))
+
+
+def hurt_guide(summaries: dict) -> Guide:
+    """The When unlabeled data hurt page's lesson: one step a data set (``engine.hurt.CASES``,
+    in the page's order), asking how the S3VMs will fare against their own SVMs there and
+    answering with the paired tests' counts (``engine.hurt.case_line``), then S4VM's verdicts
+    (``engine.hurt.safe_line``). A step's ``frame`` is its data set's name (the page's draw by
+    draw view shows it)."""
+    from s3vm_explorer.engine.hurt import CASES, case_line, safe_line
+
+    steps = []
+    for name, summary in summaries.items():
+        case = CASES[name]
+        question = (f"{case.title}: {case.description} Do you expect the S3VMs to beat their "
+                    "own SVMs here, or to lose to them?")
+        steps.append(Step(case.title, question, case_line(case, summary).replace("**", ""),
+                          name))
+    if (safe := safe_line(summaries)) is not None:
+        steps.append(Step("S4VM", "S4VM picks, of many separators, the labeling whose "
+                          "worst-case gain over the SVM is largest. Do you expect it ever to "
+                          "be worse than its SVM?", safe.replace("**", "")))
+    return Guide("hurt", "A guided look at when unlabeled data hurt", tuple(steps))

@@ -2,17 +2,18 @@
 
 A scenario is what a teacher shares: the data set (generator, n, noise, seed, added points;
 or the name of an uploaded file and whether its features are standardized), the labels, the
-solver with its parameters or preset, the Watch page's budget and film settings, and the
-Compare page's choice of presets. ``describe`` writes one from plain values;
-``parse`` reads one from a link's text, as JSON only (never unpickled), holding every field to
-what the widget that shows it accepts. Streamlit-free: ``ui.state`` moves the values between a
-scenario and the session.
+solver with its parameters or preset, the Watch page's budget and film settings, the
+Compare page's choice of presets and the When unlabeled data hurt page's settings.
+``describe`` writes one from plain values; ``parse`` reads one from a link's text, as JSON only
+(never unpickled), holding every field to what the widget that shows it accepts.
+Streamlit-free: ``ui.state`` moves the values between a scenario and the session.
 """
 
 from __future__ import annotations
 
 import json
 
+from s3vm_explorer.engine import hurt
 from s3vm_explorer.engine.params import (
     BUDGET,
     FILM_SPEEDS,
@@ -35,7 +36,7 @@ from toy_data import DATASETS, UNLABELED
 
 #: The fields of a scenario (``describe`` writes them all; a link may leave any out).
 FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params", "preset",
-          "budget", "speed", "loop", "presentation", "compare", "file", "standardize")
+          "budget", "speed", "loop", "presentation", "compare", "file", "standardize", "hurt")
 #: The ``dataset`` of a link made from an uploaded file (named by ``file``, with whether its
 #: features were standardized, ``standardize``): the data cannot travel in a link, so it opens
 #: on the default data set, says so, and standardizes the file as the link says once it is
@@ -45,7 +46,7 @@ UPLOADED = "uploaded"
 #: data set's own n and noise are its registry entry's).
 DEFAULTS = {"dataset": "two_moons", "seed": SEED.default, "solver": DEFAULT_SOLVER,
             "budget": BUDGET.default, "speed": 1.0, "loop": False, "presentation": False,
-            "compare": PAPER}
+            "compare": PAPER, "hurt": hurt.DEFAULTS}
 #: Longest scenario text read. The address a link opens is at most about 128,000 bytes long
 #: for the server (Tornado's request header limit; beyond it the browser shows a bare "HTTP
 #: ERROR 400"), and JSON takes up to three times its length in an address, where quotes,
@@ -61,13 +62,14 @@ DEFAULT_LABELS = "the data set starts with one random label per class"
 def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
              solver: str, params: dict, form: dict, budget, speed: float, loop: bool,
              presentation: bool, compare: str, uploaded: str | None = None,
-             standardized: bool = False) -> dict:
+             standardized: bool = False, hurt_settings: dict | None = None) -> dict:
     """A JSON-able scenario. ``labels`` are the class indices of every point (``-1`` =
     unlabeled), ``params`` the solver's parameters set in the session (none when its form was
     never drawn) and ``form`` all its form's values, by which the scenario names its preset.
     ``uploaded`` names the uploaded file the session shows instead of the generator's data:
     the scenario then carries its name only (dataset ``UPLOADED``), no data and no labels, and
-    whether its features are ``standardized`` (z-scores)."""
+    whether its features are ``standardized`` (z-scores). ``hurt_settings`` are the When unlabeled
+    data hurt page's (``engine.hurt.SETTINGS``), carried as the field ``"hurt"``."""
     if uploaded is not None:
         dataset, labels, points, params = UPLOADED, [], [], {}
     described = {"dataset": dataset, "n": n, "noise": noise, "seed": seed,
@@ -76,6 +78,8 @@ def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
                  "loop": loop, "presentation": presentation, "compare": compare}
     if points:
         described["points"] = [list(point) for point in points]
+    if hurt_settings is not None:
+        described["hurt"] = dict(hurt_settings)
     if uploaded is not None:
         described = {key: value for key, value in described.items()
                      if key not in ("n", "noise", "seed", "labels")}
@@ -98,11 +102,13 @@ def parse(text: str) -> tuple[dict, list[str]]:
     (a class index per point) when the link's labels can be used; ``solver``, and with it
     ``params`` (every value of its form) when the link sets them, and ``preset`` (the name of
     the preset they are) when it names one; ``budget``, ``speed``, ``loop``, ``presentation``
-    and ``compare`` when valid; ``standardize`` when a link made from an uploaded file says
-    whether its features were standardized. A field that fails keeps its default, and a
-    sentence says so. Labels and added points are used only with the data they were made
-    for: when a data setting fails, they are left out too and the data set starts with one
-    random label per class, as a new data set does. A link without labels does the same.
+    and ``compare`` when valid; ``hurt``, the When unlabeled data hurt page's settings
+    (``engine.hurt.read_settings``), when the link gives them; ``standardize`` when a link
+    made from an uploaded file says whether its features were standardized. A field that
+    fails keeps its default, and a sentence says so. Labels and added points are used only
+    with the data they were made for: when a data setting fails, they are left out too and
+    the data set starts with one random label per class, as a new data set does. A link
+    without labels does the same.
 
     Raises ``ValueError`` when the text is no scenario at all (not JSON, not an object, too
     long or too deeply nested).
@@ -194,6 +200,9 @@ def parse(text: str) -> tuple[dict, list[str]]:
             choices = _listed(list(COMPARE_CHOICES), most=len(COMPARE_CHOICES))
             notes.append(f"The Compare page's parameters must be one of {choices}, "
                          f"not {shown(data['compare'])}: it runs the presets as in the paper.")
+    if "hurt" in data:
+        values["hurt"], hurt_notes = hurt.read_settings(data["hurt"])
+        notes += hurt_notes
     return values, notes
 
 

@@ -42,6 +42,7 @@ PAGES = [
     ("annealing", "Deterministic annealing", "thermostat"),
     ("early_stopping", "LapSVM early stopping", "timer"),
     ("compare", "Compare solvers", "leaderboard"),
+    ("hurt", "When unlabeled data hurt", "warning"),
     ("local_minima", "Local minima", "landscape"),
     ("about", "About the solvers", "menu_book"),
 ]

@@ -37,7 +37,9 @@ def scenario_text() -> str:
         presentation=state[keys.PRESENTATION],
         compare=state.get(keys.COMPARE_PRESET, keys.TEACHING_DEFAULTS[keys.COMPARE_PRESET]),
         uploaded=None if upload is None else upload.name,
-        standardized=upload is not None and upload.standardized))
+        standardized=upload is not None and upload.standardized,
+        hurt_settings={name: state.get(key, keys.TEACHING_DEFAULTS[key])
+                       for name, key in keys.HURT.items()}))
 
 
 def load_scenario(text: str) -> list[str]:
@@ -50,6 +52,8 @@ def load_scenario(text: str) -> list[str]:
             state[key] = values[field]
     solver = values["solver"]
     keys.set_form_values(solver, values.get("params", {}))
+    for name, value in values.get("hurt", {}).items():
+        state[keys.HURT[name]] = value
     if "preset" in values:
         state[keys.PRESET_APPLIED] = {solver: [values["dataset"], values["preset"], values["n"]]}
     state[keys.UPLOAD] = None

@@ -14,15 +14,9 @@ import dataclasses
 import numpy as np
 import streamlit as st
 
-from s3vm_explorer.engine import presets, scenario
+from s3vm_explorer.engine import hurt, presets, scenario
 from s3vm_explorer.engine.data import DataSource, Generated
-from s3vm_explorer.engine.params import (
-    BUDGET,
-    K_LABELS,
-    LABEL_DRAWS,
-    LABELS_PER_DRAW,
-    N_POINTS,
-)
+from s3vm_explorer.engine.params import BUDGET, K_LABELS, LABEL_DRAWS, LABELS_PER_DRAW, N_POINTS
 from s3vm_explorer.engine.params import SEED as SEED_PARAM
 from s3vm_explorer.engine.registry import SOLVERS
 from toy_data import DATASETS, pick_labeled
@@ -103,6 +97,8 @@ MINIMA_DATA = "minima_data"        # Local minima page: its small data set
 MINIMA_N = "minima_n"              # Local minima page: its number of points
 MINIMA_DRAWS = "minima_draws"      # Local minima page: its label draws
 MINIMA_SIGMA = "minima_sigma"      # Local minima page: the kernel width, "paper" or "median"
+#: When unlabeled data hurt page: its controls by the share link's names (``engine.hurt``)
+HURT = {name: f"hurt_{name}" for name in hurt.SETTINGS}
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
@@ -112,6 +108,7 @@ TEACHING_DEFAULTS = {
     COMPARE_ON_CLUSTER: True,
     COMPARE_PRESET: scenario.DEFAULTS["compare"],
     MINIMA_DATA: "two_moons", MINIMA_N: 40, MINIMA_DRAWS: 5, MINIMA_SIGMA: "paper",
+    **{HURT[name]: value for name, value in hurt.DEFAULTS.items()},
 }
 
 

@@ -110,7 +110,7 @@ WRONG = [None, True, -1, 0.5, 1e308, float("inf"), float("nan"), "x" * 5000, "²
          {}, {"a": 1}]
 #: Values of WRONG that a field does accept (the rest must be said).
 ACCEPTED = {"noise": [0.5], "labels": [{}], "points": [None, []], "params": [{}],
-            "speed": [0.5], "loop": [True], "presentation": [True]}
+            "speed": [0.5], "loop": [True], "presentation": [True], "hurt": [{}]}
 
 
 @pytest.mark.parametrize("field", scenario.FIELDS)
@@ -256,3 +256,23 @@ def test_a_standardize_that_is_not_true_or_false_is_said_and_left_to_the_files_s
     assert "standardize" not in values
     assert said(notes, "standardize must be true or false, not ")
     assert said(notes, "standardized if their scales differ by more than ten times.")
+
+
+# -- issue 41: the When unlabeled data hurt page's settings travel in the link ----------------
+
+def test_the_hurt_pages_settings_read_back_as_they_were_described():
+    settings = {"n": 80, "draws": 20, "per_class": 3, "shown": "shares"}
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper", hurt_settings=settings)
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert notes == [] and values["hurt"] == settings
+
+
+def test_a_hurt_setting_a_link_cannot_use_is_said_and_the_rest_is_read():
+    values, notes = parse({"dataset": "two_moons", "hurt": {"n": 80, "draws": 7}})
+    assert values["hurt"] == {**scenario.DEFAULTS["hurt"], "n": 80}
+    assert notes == ["label draws must be one of 6, 8, 10, 20, 30, not 7. The page When "
+                     "unlabeled data hurt uses 8."]
+    assert "hurt" not in parse({"dataset": "two_moons"})[0]  # a link without it sets nothing
