@@ -23,6 +23,27 @@ from s3vm_explorer.engine.stages import STAGE_NAMES
 from toy_data import UNLABELED
 from toy_data.files import counted
 
+#: The pages that have a lesson, by the name a share link gives them, and the most steps a
+#: lesson has.
+LESSONS = ("watch", "continuation", "annealing", "early_stopping", "local_minima", "hurt")
+MOST_STEPS = 8
+
+
+def read_lesson(raw) -> tuple[dict | None, list[str]]:
+    """A share link's ``lesson`` field, ``{"page": name, "step": k}`` (k counted from 1, as
+    the lesson shows it), as the session holds it (step from 0, the answer not yet shown),
+    and sentences on what could not be used (the lesson then stays closed)."""
+    if not isinstance(raw, dict) or set(raw) - {"page", "step"}:
+        return None, ['The lesson must be given as {"page": ..., "step": ...}: it stays closed.']
+    page, step = raw.get("page"), raw.get("step", 1)
+    if page not in LESSONS:
+        return None, [f"There is no lesson on the page {str(page)[:40]!r} (the lessons are on "
+                      f"{', '.join(LESSONS)}): it stays closed."]
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= MOST_STEPS:
+        return None, [f"A lesson's step is a whole number from 1 to {MOST_STEPS}, not "
+                      f"{str(step)[:20]!r}: the lesson stays closed."]
+    return {"page": page, "step": step - 1, "revealed": False, "jump": True}, []
+
 
 @dataclass(frozen=True)
 class Step:

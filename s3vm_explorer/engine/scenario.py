@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from s3vm_explorer.engine import hurt
+from s3vm_explorer.engine.guides import read_lesson
 from s3vm_explorer.engine.params import (
     BUDGET,
     FILM_SPEEDS,
@@ -36,7 +37,8 @@ from toy_data import DATASETS, UNLABELED
 
 #: The fields of a scenario (``describe`` writes them all; a link may leave any out).
 FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params", "preset",
-          "budget", "speed", "loop", "presentation", "compare", "file", "standardize", "hurt")
+          "budget", "speed", "loop", "presentation", "compare", "file", "standardize", "hurt",
+          "lesson")
 #: The ``dataset`` of a link made from an uploaded file (named by ``file``, with whether its
 #: features were standardized, ``standardize``): the data cannot travel in a link, so it opens
 #: on the default data set, says so, and standardizes the file as the link says once it is
@@ -62,14 +64,17 @@ DEFAULT_LABELS = "the data set starts with one random label per class"
 def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
              solver: str, params: dict, form: dict, budget, speed: float, loop: bool,
              presentation: bool, compare: str, uploaded: str | None = None,
-             standardized: bool = False, hurt_settings: dict | None = None) -> dict:
+             standardized: bool = False, hurt_settings: dict | None = None,
+             lesson: dict | None = None) -> dict:
     """A JSON-able scenario. ``labels`` are the class indices of every point (``-1`` =
     unlabeled), ``params`` the solver's parameters set in the session (none when its form was
     never drawn) and ``form`` all its form's values, by which the scenario names its preset.
     ``uploaded`` names the uploaded file the session shows instead of the generator's data:
     the scenario then carries its name only (dataset ``UPLOADED``), no data and no labels, and
     whether its features are ``standardized`` (z-scores). ``hurt_settings`` are the When unlabeled
-    data hurt page's (``engine.hurt.SETTINGS``), carried as the field ``"hurt"``."""
+    data hurt page's (``engine.hurt.SETTINGS``), carried as the field ``"hurt"``; ``lesson`` the
+    guided lesson open (``ui.guide``: its page and step), carried as ``{"page", "step"}``
+    with the step counted from 1, so that a slide can link to step 3."""
     if uploaded is not None:
         dataset, labels, points, params = UPLOADED, [], [], {}
     described = {"dataset": dataset, "n": n, "noise": noise, "seed": seed,
@@ -80,6 +85,8 @@ def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
         described["points"] = [list(point) for point in points]
     if hurt_settings is not None:
         described["hurt"] = dict(hurt_settings)
+    if lesson is not None:
+        described["lesson"] = {"page": lesson["page"], "step": lesson["step"] + 1}
     if uploaded is not None:
         described = {key: value for key, value in described.items()
                      if key not in ("n", "noise", "seed", "labels")}
@@ -203,6 +210,11 @@ def parse(text: str) -> tuple[dict, list[str]]:
     if "hurt" in data:
         values["hurt"], hurt_notes = hurt.read_settings(data["hurt"])
         notes += hurt_notes
+    if "lesson" in data:
+        lesson, lesson_notes = read_lesson(data["lesson"])
+        if lesson is not None:
+            values["lesson"] = lesson
+        notes += lesson_notes
     return values, notes
 
 

@@ -77,6 +77,11 @@ def lesson(guide: Guide | None, button_place, box_place,
         return
     step = min(step, len(guide.steps) - 1)
     shown = guide.steps[step]
+    if st.session_state[keys.LESSON].pop("jump", False) and on_step is not None:
+        # opened by a link: the page moves to the step's frame, and draws itself there anew
+        # (a widget the page has drawn already cannot be set in this run)
+        on_step(shown.frame)
+        st.rerun()
     revealed = st.session_state[keys.LESSON]["revealed"]
     box = box_place.container(border=True)
     words, back, forward, close = box.columns([6, 1.2, 1.8, 1], vertical_alignment="center")

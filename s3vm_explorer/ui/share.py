@@ -39,7 +39,8 @@ def scenario_text() -> str:
         uploaded=None if upload is None else upload.name,
         standardized=upload is not None and upload.standardized,
         hurt_settings={name: state.get(key, keys.TEACHING_DEFAULTS[key])
-                       for name, key in keys.HURT.items()}))
+                       for name, key in keys.HURT.items()},
+        lesson=state.get(keys.LESSON)))
 
 
 def load_scenario(text: str) -> list[str]:
@@ -54,6 +55,7 @@ def load_scenario(text: str) -> list[str]:
     keys.set_form_values(solver, values.get("params", {}))
     for name, value in values.get("hurt", {}).items():
         state[keys.HURT[name]] = value
+    state[keys.LESSON] = values.get("lesson")
     if "preset" in values:
         state[keys.PRESET_APPLIED] = {solver: [values["dataset"], values["preset"], values["n"]]}
     state[keys.UPLOAD] = None

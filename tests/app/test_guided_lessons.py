@@ -76,3 +76,29 @@ def test_each_teaching_page_opens_its_lesson_and_reveals_its_first_answer():
         button(at, "Show the answer").click().run()
         assert len(at.success) == before + 1, page
         button(at, "Close").click().run()
+
+
+def test_a_share_link_opens_the_lesson_at_its_step_with_the_film_at_its_frame():
+    import json
+    from urllib.parse import unquote
+
+    at = new_session()
+    at.run()
+    at.session_state[state.SOLVER] = SOLVER
+    at.switch_page(WATCH).run()
+    button(at, "Lesson").click().run()
+    button(at, "Show the answer").click().run()
+    button(at, "Next step").click().run()  # step 2
+    (link,) = at.sidebar.code
+    text = unquote(link.value.split("?scenario=", 1)[1])
+    assert json.loads(text)["lesson"] == {"page": "watch", "step": 2}
+    run, guide = the_guide_of_the_run_on_screen(at)
+
+    other = new_session()
+    other.query_params["scenario"] = text
+    other.switch_page(WATCH).run()
+    assert not other.exception and not other.error
+    assert any(t.startswith("**Lesson · step 2 of ") and guide.steps[1].question in t
+               for t in texts(other))
+    assert other.session_state[state.FRAME] == guide.steps[1].frame
+    assert film(other)["frame"] == run.frame_of(guide.steps[1].frame)

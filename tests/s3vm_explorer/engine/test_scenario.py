@@ -276,3 +276,18 @@ def test_a_hurt_setting_a_link_cannot_use_is_said_and_the_rest_is_read():
     assert notes == ["label draws must be one of 6, 8, 10, 20, 30, not 7. The page When "
                      "unlabeled data hurt uses 8."]
     assert "hurt" not in parse({"dataset": "two_moons"})[0]  # a link without it sets nothing
+
+
+def test_a_link_opens_a_lesson_at_its_step_and_a_bad_one_is_said():
+    values, notes = parse({"lesson": {"page": "annealing", "step": 3}})
+    assert not notes and values["lesson"] == {"page": "annealing", "step": 2, "revealed": False,
+                                              "jump": True}
+    for wrong in ({"page": "nowhere", "step": 1}, {"page": "watch", "step": 0},
+                  {"page": "watch", "step": 2.5}, {"page": "watch", "step": True}, "watch:3"):
+        values, notes = parse({"lesson": wrong})
+        assert "lesson" not in values and len(notes) == 1 and "stays closed" in notes[0]
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=0, labels=[], points=[], solver="LDS",
+        params={}, form={}, budget=30.0, speed=1.0, loop=False, presentation=False,
+        compare="paper", lesson={"page": "watch", "step": 1, "revealed": True})
+    assert described["lesson"] == {"page": "watch", "step": 2}  # counted from 1, as shown
