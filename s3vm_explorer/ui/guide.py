@@ -84,9 +84,10 @@ def lesson(guide: Guide | None, button_place, box_place,
         st.rerun()
     revealed = st.session_state[keys.LESSON]["revealed"]
     box = box_place.container(border=True)
-    words, back, forward, close = box.columns([6, 1.2, 1.8, 1], vertical_alignment="center")
-    words.markdown(f"**Lesson · step {step + 1} of {len(guide.steps)} · "
-                   f"{literal(shown.title)}** — *{literal(shown.question)}*")
+    box.markdown(f"**Lesson · step {step + 1} of {len(guide.steps)} · "
+                 f"{literal(shown.title)}** — *{literal(shown.question)}*")
+    # (room for each button's key beside its label: Streamlit writes the shortcut in it)
+    back, forward, close, _ = box.columns([1.3, 2, 1, 2.5], vertical_alignment="center")
     back.button("Back", icon=":material/arrow_back:", disabled=step == 0,
                 on_click=_move, args=(guide, -1, on_step), key=f"lesson-back:{guide.name}",
                 shortcut=BACK, width="stretch")
