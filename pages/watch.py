@@ -61,6 +61,11 @@ def shares_text(shares) -> str:
     return ", ".join(f"class {c} {100 * share:.0f} %" for c, share in enumerate(shares))
 
 
+#: What Play does where the system asks for reduced motion (the player says it too, when it is
+#: so: film_player/player.js).
+REDUCED_MOTION = ("Where your system asks for reduced motion, nothing plays by itself: Play "
+                  "shows one frame a press.")
+
 #: Films of at most this many states are short: where the solver has a longer path, it is
 #: offered.
 SHORT_FILM = 6
@@ -247,14 +252,14 @@ with film_place:
             "problem still running; the objective is the sum of the problems'). Each region "
             "takes the colour of the class whose f is largest; each coloured line is one "
             "problem's f = 0 (its class against the rest); unlabeled points take the colour of "
-            "their predicted class.")
+            f"their predicted class. {REDUCED_MOTION}")
     elif not presenting:
         st.caption(
             "▶ Play runs the recorded path in your browser (the large title is the outer "
             f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
             "frame on screen. Colours show f; the solid lines are f = 0 (the boundary) and "
             "the margins f = ±1; unlabeled points take the colour of their predicted class. Where "
-            "the film stops, its state's details follow below the parameters.")
+            f"the film stops, its state's details follow below the parameters. {REDUCED_MOTION}")
 
 with details_place:
     st.header("The state on screen")

@@ -59,7 +59,7 @@ from s3vm_explorer.engine.metrics import UNKNOWN, n_classes_of
 from s3vm_explorer.engine.params import FILM_SPEEDS
 from s3vm_explorer.engine.protocol import Run, RunRequest
 from s3vm_explorer.engine.registry import SOLVERS
-from s3vm_explorer.engine.stages import event_text, returned_state, stage_text
+from s3vm_explorer.engine.stages import STAGE_NAMES, event_text, returned_state, stage_text
 from toy_data import DATASETS, UNLABELED
 
 #: The player's own files (the page, the GIF writer, the player), played by the Watch page's
@@ -254,6 +254,69 @@ def film_titles(run) -> list[str]:
     return [stage_text(run.states[i], returned and i == last) for i in run.frames]
 
 
+def film_sentences(titles: list[str], numbers: list[dict], points: np.ndarray,
+                   labels: np.ndarray, n_classes: int = 2) -> list[str]:
+    """Each frame of the film in a sentence, for a reader who does not see it (the player reads
+    it out as the frame changes, and it is the film's accessible description): the frame's
+    place in the film, its title (``film_titles``: the stage and its parameter, γ, T, C*, α or
+    the iteration), its objective and unlabeled error as the numbers under the film show them
+    (``film_numbers``; "unknown" where there is none), and how many unlabeled points changed
+    side since the frame before (one-vs-rest: changed class), counted on ``points``, the class
+    each point is painted in, frame by frame (``_binary_frames``, ``_one_vs_rest_frames``):
+    an unlabeled point's is its predicted class.
+
+    "Frame 3 of 56, γ = 0.5, iteration 2. Objective 41.7, unlabeled error 12.5 %. 4 unlabeled
+    points changed side since the previous frame."
+    """
+    values = {number["label"]: number["values"] for number in numbers}
+    n_frames = len(titles)
+
+    def said(label: str, k: int) -> str:
+        value = values[label][k] if label in values else UNKNOWN
+        return UNKNOWN if value == "—" else value  # (a dash is for the eye)
+
+    unlabeled = np.asarray(labels) == UNLABELED
+    moved = np.diff(np.asarray(points)[:, unlabeled], axis=0) != 0
+    changes = np.r_[0, np.sum(moved, axis=1)]
+    what = "side" if n_classes == 2 else "class"
+    sentences = []
+    for k, title in enumerate(titles):
+        if k == 0:
+            change = "The film starts here."
+        elif changes[k] == 0:
+            change = f"No unlabeled point changed {what} since the previous frame."
+        else:
+            points_word = "point" if changes[k] == 1 else "points"
+            change = (f"{changes[k]} unlabeled {points_word} changed {what} since the previous "
+                      "frame.")
+        sentences.append(f"Frame {k + 1} of {n_frames}, {title.replace(' · ', ', ')}. "
+                         f"Objective {said('objective', k)}, unlabeled error "
+                         f"{said('unlabeled error', k)}. {change}")
+    return sentences
+
+
+def film_label(run, n_classes: int, baseline: bool = False, context: dict | None = None) -> str:
+    """The film's figure in words, its accessible name (the player's figure is an image to a
+    screen reader; ``film_sentences`` describe its frames): what the film is of
+    (``film_context``), how many frames, and what each part of the figure draws."""
+    context = context or {}
+    of = (f" of {context['solver']} on {context['data']}" if context.get("solver") else "")
+    if n_classes == 2:
+        drawn = ("the points over the colours of the decision function f, with the boundary "
+                 "f = 0 and the margins f = ±1")
+    else:
+        drawn = (f"the points of {n_classes} classes over the colour of the class whose f is "
+                 "largest, with each class's boundary f = 0 against the rest in its colour")
+    if baseline:
+        drawn += ", and the supervised SVM's boundary dashed"
+    final = run.states[-1]
+    stage = STAGE_NAMES.get(final.stage, final.stage)
+    charts = ("the objective and the outer parameter " + stage
+              if any(math.isfinite(s.stage_value) for s in run.states) else "the objective")
+    return (f"The film{of}, {len(run.frames)} frames: {drawn}; and charts of {charts} over "
+            "the solver's steps.")
+
+
 def _aspect(run) -> float:
     """Width over height of the boundary plot's data ranges (its axes have equal scales)."""
     width, height = np.ptp(run.grid_x), np.ptp(run.grid_y)
@@ -267,7 +330,8 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
     """Everything the player needs to play ``run``, as component arguments: the still figure
     (plotly JSON) and, per frame, the grid's decision values and the point colours
     (zlib-compressed bytes), the stage text, the values the progress markers sit on, the
-    numbers (``film_numbers``) and how long it stays on screen at 1x (``frame_durations``).
+    numbers (``film_numbers``), its sentence (``film_sentences``) and how long it stays on screen
+    at 1x (``frame_durations``); the figure's accessible name (``film_label``).
     With ``show_baseline`` the supervised SVM's f = 0 is a dashed line and its error the
     reference; ``identity`` is the film's id (``film_id``), ``speed``
     and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``), ``context``
@@ -281,6 +345,9 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
               else _one_vs_rest_frames(run, labels, n_classes))
     baseline = run.baseline if show_baseline else None
     baseline_grid = baseline.grid if baseline is not None else None
+    titles = film_titles(run)
+    numbers = film_numbers(run, labels, y_true, baseline)
+    points = np.asarray(frames.pop("points"))
     return {
         "film": identity,
         "figure": player_figure(run, X2, labels, baseline_grid, axis_titles).to_json(),
@@ -299,14 +366,16 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
         # classes 0 and 1: there the classes keep their own)
         "dark_colors": DARK_COLORS if n_classes <= 4 else {
             old: new for old, new in DARK_COLORS.items() if old not in CLASS_COLORS},
-        "points": zlib.compress(np.asarray(frames.pop("points")).astype(np.uint8).tobytes()),
+        "points": zlib.compress(points.astype(np.uint8).tobytes()),
         "point_colors": frames.pop("point_colors"),
         "n_points": len(labels),
         "points_trace": 0,
         "states": run.frames.tolist(),
-        "titles": film_titles(run),
+        "titles": titles,
         "steps": [s.step for s in shown],
-        "numbers": film_numbers(run, labels, y_true, baseline),
+        "numbers": numbers,
+        "sentences": film_sentences(titles, numbers, points, labels, n_classes),
+        "label": film_label(run, n_classes, baseline is not None, context),
         "progress": [
             {"x": "xaxis2", "y": "yaxis2", "values": _finite(s.objective for s in shown)},
             {"x": "xaxis3", "y": "yaxis3", "values": _finite(s.stage_value for s in shown)},

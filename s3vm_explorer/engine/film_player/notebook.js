@@ -25,7 +25,7 @@
   document.body.prepend(notice);
 
   // The player's parts, hidden while the notice stands alone: its frame shrinks to the notice.
-  const PARTS = ["title", "stage", "controls", "export", "numbers"];
+  const PARTS = ["title", "stage", "controls", "export", "motion", "numbers"];
   const host = window.frameElement;  // (null in a frame of another origin)
   const height = host && host.style.height;
 
