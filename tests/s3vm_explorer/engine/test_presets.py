@@ -88,6 +88,25 @@ def test_the_page_says_what_was_scaled_and_why():
     assert "for 200 points" in text and "1/n" in text
 
 
+def test_the_width_of_cs3vm_and_qn_s3vm_narrows_with_n_as_a_parzen_windows():
+    # chosen on two moons' 200 points: σ follows n^(-1/(d + 4)) with d = 2, as the Parzen
+    # window whose density the unlabeled loss measures (LDS paper §2.1.1)
+    assert presets.width_power(2) == pytest.approx(-1 / 6)
+    assert presets.scaled("two_moons", "ContinuationS3VM", 200) == {}
+    assert presets.scaled("two_moons", "ContinuationS3VM", 500) == {"sigma": (0.25, 0.215)}
+    assert presets.scaled("two_moons", "QNS3VM", 1000) == {"sigma": (0.25, 0.191)}
+    assert presets.preset_params("two_moons", "QNS3VM", presets.PAPER, 2000) == {
+        "lam": 2.0**-5, "sigma": 0.17}
+    sigma = next(p for p in SOLVERS["QNS3VM"].params if p.name == "sigma")
+    assert sigma.check(0.17) == 0.17  # the form holds it
+    # the linear kernel of the 500-D Gaussians has no width; the other S3VMs keep theirs
+    assert presets.scaled("gaussian_2c", "QNS3VM", 2000) == {}
+    assert presets.scaled("two_moons", "GradientTSVM", 2000) == {}
+    text = presets.scaled_caption("two_moons", "ContinuationS3VM", 1000)
+    assert text.startswith("Scaled to n = 1,000: σ (RBF width) 0.25 → 0.191.")
+    assert "Parzen window" in text and "graph" not in text
+
+
 @pytest.mark.slow
 def test_lapsvm_as_in_the_paper_separates_the_moons_at_2000_points():
     # issue 29: with the 6 neighbours chosen at n = 200, 30.6 % of the unlabeled points were
