@@ -158,9 +158,10 @@ def test_cs3vm_as_in_the_paper_separates_the_moons_at_1000_points_on_most_draws(
 def test_qn_s3vm_cuts_off_a_moons_end_with_the_papers_short_alpha_sequence_only():
     # issue 42: why QN-S3VM's preset misses its lesson on two moons at every n. With the
     # paper's "short sequence of annealing steps" α = 0.01, 0.1, 1 (§4.1.3) the unlabeled term
-    # comes in steps of ten and a moon's end is cut off (13-30 % wrong) in a third of the
-    # draws; the same preset along ten α from 0.001 to 1 (Algorithm 1 takes any increasing
-    # sequence) cuts none (the draws it still loses are the moons' tips, about 50-75 % wrong).
+    # comes in steps of ten and a moon's end is cut off (13-31 % wrong) in a quarter to a
+    # half of the draws; the same preset along ten α from 0.001 to 1 (Algorithm 1 takes any
+    # increasing sequence) cuts none (the draws it still loses are the moons' tips, about
+    # 50-75 % wrong).
     from s3vm_core.solvers.qn import QNS3VM
     from toy_data import make_dataset, pick_labeled
 
