@@ -155,6 +155,24 @@ def test_a_whole_session_by_keyboard_alone(server, page):
     assert "shown as" in table.locator("thead").inner_text()
     screenshot(page, "keyboard-teaching-page")
 
+    # its guided lesson: opened by its button, the answer shown and the next step by Page Down;
+    # axe finds nothing with the lesson open
+    focused = tab_to(page, lambda f: f["text"].endswith("Lesson"), most=80, backwards=True)
+    assert focused["ring"], focused
+    page.keyboard.press("Enter")
+    step = page.get_by_text("Lesson · step 1 of", exact=False)
+    step.wait_for(timeout=30_000)
+    wait_until_idle(page)
+    page.keyboard.press("PageDown")  # the answer
+    page.get_by_role("button", name="Next step").wait_for(timeout=30_000)
+    wait_until_idle(page)
+    page.keyboard.press("PageDown")  # the next step
+    page.get_by_text("Lesson · step 2 of", exact=False).wait_for(timeout=30_000)
+    wait_until_idle(page)
+    screenshot(page, "keyboard-lesson-step-2")
+    found = violations(page, axe_source(), "LapSVM early stopping, its lesson open")
+    assert not found, summary(found)
+
 
 # -- the film's player (phase 2): the film in words, by keyboard, reduced motion, reflow -------
 
