@@ -52,7 +52,7 @@ from benchmarks.sweep import (
 )
 from benchmarks.sweep import size as size_of
 from s3vm_explorer.engine.presets import PAPER, PAPER_PRESETS, paper_preset, preset_params, scaled
-from s3vm_explorer.engine.registry import run_form
+from s3vm_explorer.engine.registry import SOLVERS, run_form
 from toy_data import DATASETS
 
 NAME = "presets"
@@ -255,11 +255,13 @@ def size_tasks(sizes: list[int], draws: int, *, datasets=None, solvers=None,
                     "n_per_class": per_class, "data_seed": data_seed}
             methods = {}
             for solver in chosen_solvers:
-                chosen = preset_params(name, solver, PAPER, n)
-                methods[solver] = [{"estimator": solver, **run_form(solver, n, chosen)[0]}]
-                if scaled(name, solver, n):
-                    unscaled = run_form(solver, n, paper_preset(name, solver).params)[0]
-                    methods[solver + UNSCALED] = [{"estimator": solver, **unscaled}]
+                for method, params in ((solver, preset_params(name, solver, PAPER, n)),
+                                       (solver + UNSCALED, paper_preset(name, solver).params)):
+                    if method == solver or scaled(name, solver, n):
+                        # the form's values as the estimator takes them (QN-S3VM's α₁ and τ
+                        # are its alphas)
+                        estimator = SOLVERS[solver].estimator_params(run_form(solver, n, params)[0])
+                        methods[method] = [{"estimator": solver, **estimator}]
             for task in make_tasks({name: data}, methods, draws, experiment=BY_SIZE, n=n):
                 out.append({**task, "draw": task["draw"] + first_draw})
     return out

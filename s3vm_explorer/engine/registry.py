@@ -8,7 +8,10 @@ same solvers). The runs' processes, the forms and the share link read it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from s3vm_core import (
     LDS,
@@ -60,6 +63,13 @@ class Solver:
     #: problem solved along a longer path, and what that path is (the Watch page offers it).
     longer_path: tuple[tuple[str, object], ...] = ()
     longer_path_words: str = ""
+    #: The estimator's parameters from the form's values, where a form value is not one of
+    #: them as it is (QN-S3VM's α₁ and τ give its ``alphas``); None: the same names.
+    to_estimator: Callable[[dict], dict] | None = None
+
+    def estimator_params(self, params: dict) -> dict:
+        """The parameters of the solver's estimator for the form values ``params``."""
+        return dict(params) if self.to_estimator is None else self.to_estimator(params)
 
     @property
     def balance_from_labels(self) -> bool:
@@ -128,6 +138,37 @@ STOPPING = Param("stopping", "early stopping", None, "PCG goal condition (LapSVM
                  options=(None, "stability", "grad_norm", "grad_norm_preconditioned",
                           "mixed_product", "objective"))
 
+#: QN-S3VM's annealing sequence 0 < α_1 < … < α_τ (Algorithm 1) as its form gives it: the
+#: first α and how many, in equal ratios up to α_τ = 1, where the unlabeled term has its full
+#: weight λ'. The paper's "short sequence of annealing steps" α = 0.01, 0.1, 1 (§4.1.3) is the
+#: default; a longer one switches the unlabeled term on more gently (docs/benchmarks.md,
+#: "Presets at every size": with α = 0.01, 0.1, 1 a moon's end was cut off on a quarter to a
+#: half of the two-moons draws).
+ALPHA_1 = Param("alpha_1", "α₁ (first α)", 0.01,
+                "First weight α₁ λ' of the unlabeled loss (Algorithm 1); α then grows in equal "
+                "ratios to 1. The paper: α = 0.01, 0.1, 1, \"a short sequence of annealing "
+                "steps\" (§4.1.3).", low=1e-6, high=0.5)
+N_ALPHAS = Param("n_alphas", "τ (number of α)", 3,
+                 "How many α from α₁ to 1 (Algorithm 1's α_1 < … < α_τ; the paper: 3, §4.1.3). "
+                 "More steps switch the unlabeled loss on more gently; each is one more L-BFGS "
+                 "run.", low=2, high=50, integer=True)
+
+
+def qn_alphas(alpha_1: float, n_alphas: int) -> tuple[float, ...]:
+    """The α sequence of QN-S3VM's form: ``n_alphas`` values in equal ratios from ``alpha_1``
+    to 1 (to 12 digits, so that 0.01 and 3 give the paper's 0.01, 0.1, 1 exactly)."""
+    ratios = np.geomspace(alpha_1, 1.0, n_alphas)
+    return tuple(float(f"{alpha:.12g}") for alpha in ratios)
+
+
+def _qn_estimator_params(params: dict) -> dict:
+    """QN-S3VM's form values as its estimator's parameters: α₁ and τ become ``alphas``."""
+    params = dict(params)
+    alpha_1 = params.pop(ALPHA_1.name, ALPHA_1.default)
+    n_alphas = params.pop(N_ALPHAS.name, N_ALPHAS.default)
+    return {**params, "alphas": qn_alphas(alpha_1, n_alphas)}
+
+
 SOLVERS: dict[str, Solver] = {
     s.name: s
     for s in [
@@ -190,7 +231,8 @@ SOLVERS: dict[str, Solver] = {
                    Param("n_landmarks", "r (landmarks)", None, "Subset of regressors with r "
                          "random landmarks (eq. (9)–(10)). Empty: all points.", low=2,
                          high=10_000, integer=True, optional=True, placeholder="all"),
-               )),
+                   ALPHA_1, N_ALPHAS,
+               ), to_estimator=_qn_estimator_params),
         Solver("DeterministicAnnealingS3VM", "DA (deterministic annealing)",
                DeterministicAnnealingS3VM,
                "Sindhwani, Keerthi & Chapelle, Deterministic Annealing for Semi-supervised "
@@ -285,7 +327,7 @@ def make_estimator(name: str, params: dict, n_classes: int = 2):
     if unknown := sorted(set(params) - known):
         raise ValueError(f"{spec.title} has no parameter {', '.join(map(repr, unknown))}; its "
                          f"parameters are {', '.join(sorted(known))}.")
-    return spec.estimator(**params)
+    return spec.estimator(**spec.estimator_params(params))
 
 
 def scalable_caption(rows, n_points: int, titles: dict) -> str | None:

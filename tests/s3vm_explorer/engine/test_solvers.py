@@ -1,6 +1,7 @@
 """The solver registry's forms: which form of a method the app runs at a size."""
 
 import numpy as np
+import pytest
 
 from s3vm_explorer.engine.registry import (
     GRAPH_NEIGHBORS,
@@ -56,3 +57,22 @@ def test_the_solvers_said_to_take_the_balance_from_the_labels_are_the_librarys()
     for name, spec in SOLVERS.items():
         model = spec.estimator().fit(X, labels)
         assert (model._balance_from_labels() is not None) == spec.balance_from_labels, name
+
+
+def test_qn_s3vms_form_gives_its_alpha_sequence_by_the_first_alpha_and_their_number():
+    # Algorithm 1's 0 < α_1 < … < α_τ; by default the paper's α = 0.01, 0.1, 1 (§4.1.3)
+    assert make_estimator("QNS3VM", {}).alphas == (0.01, 0.1, 1.0)
+    model = make_estimator("QNS3VM", {"alpha_1": 0.001, "n_alphas": 4, "sigma": 0.3})
+    assert model.alphas == (0.001, 0.01, 0.1, 1.0) and model.sigma == 0.3
+    # a film shows a stage per α, the last at the full weight λ'
+    X, y = two_moons(60, noise=0.1, random_state=0)
+    states = make_estimator("QNS3VM", {"alpha_1": 0.001, "n_alphas": 4}).trace(
+        X, pick_labeled(y, 1, random_state=0))
+    ends = [s.stage_value for s in states if s.event == "stage_end"]
+    assert ends == [0.0, 0.001, 0.01, 0.1, 1.0]  # λ' = 0 (the supervised start), then the α
+    # the form's boxes hold the sequence to an increasing one ending at 1
+    params = {p.name: p for p in SOLVERS["QNS3VM"].params}
+    with pytest.raises(ValueError, match="α₁ \\(first α\\) = 1 is outside the allowed range"):
+        params["alpha_1"].check(1.0)
+    with pytest.raises(ValueError, match="τ \\(number of α\\) must be a whole number"):
+        params["n_alphas"].check(2.5)
