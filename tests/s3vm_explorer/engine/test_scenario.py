@@ -104,6 +104,28 @@ def test_a_named_preset_without_parameters_fills_the_form_with_it():
     assert values["params"] == preset_values("two_moons", "LDS", "paper")
 
 
+def test_a_link_keeps_qn_s3vms_alpha_sequence_and_its_preset_at_the_links_n():
+    # α₁ and τ are form values like any other: a link carries them, and QN-S3VM's preset at
+    # n = 1,000 (its width and ten α, engine.presets.LONGER_ANNEALING) reads back as the paper's
+    values, notes = parse({"dataset": "two_moons", "solver": "QNS3VM",
+                           "params": {"alpha_1": 0.001, "n_alphas": 10.0}})
+    assert notes == [] and values["params"]["n_alphas"] == 10
+    assert type(values["params"]["n_alphas"]) is int and values["params"]["alpha_1"] == 0.001
+    form = preset_values("two_moons", "QNS3VM", "paper", 1000)
+    assert (form["alpha_1"], form["n_alphas"]) == (0.001, 10)
+    described = scenario.describe(
+        dataset="two_moons", n=1000, noise=0.1, seed=0, labels=[0, 1] + [-1] * 998, points=[],
+        solver="QNS3VM", params=form, form=form, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper")
+    assert described["preset"] == "paper"
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert notes == [] and values["params"] == form
+    # and a link that names the preset fills the form with it at its own n
+    values, notes = parse({"dataset": "two_moons", "n": 1000, "solver": "QNS3VM",
+                           "preset": "paper"})
+    assert notes == [] and values["params"] == form
+
+
 # -- every field, every wrong value ----------------------------------------------------------
 
 WRONG = [None, True, -1, 0.5, 1e308, float("inf"), float("nan"), "x" * 5000, "²", [], [1],
