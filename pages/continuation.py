@@ -10,11 +10,11 @@ from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundar
 from s3vm_explorer.engine.figures.teaching import landscape_figure, objective_path_figure
 from s3vm_explorer.engine.guides import continuation_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
-from s3vm_explorer.engine.presets import sigma_caption
+from s3vm_explorer.engine.presets import PAPER, preset_params, scaled_caption, sigma_caption
 from s3vm_explorer.engine.registry import scalable_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
-from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.forms import n_points, preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
@@ -41,8 +41,9 @@ lesson_box = st.container()
 # The settings fold away: at 1024 x 768 the landscape is on the first screen.
 with settings.expander("Settings: the parameters, C = C* and the slice of the landscape"):
     left, middle, right = st.columns(3)
-    preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
-    sigma = preset_params.get("sigma")
+    preset, _ = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
+    # the preset on the sidebar's n, as the Watch page runs it (its width follows n)
+    sigma = preset_params(dataset, "ContinuationS3VM", preset, n_points()).get("sigma")
     middle.select_slider("C (= C*, §4)", options=[1.0, 10.0, 100.0, 1000.0], key=state.CONT_C,
                          help="Cost of the labeled and unlabeled losses; the paper's C = 100 "
                               "is close to a hard margin (Table 1).")
@@ -52,7 +53,9 @@ with settings.expander("Settings: the parameters, C = C* and the slice of the la
     right.select_slider("slice extends beyond by", options=[0.25, 0.5, 1.0, 2.0, 4.0],
                         key=state.CONT_SPAN, help="How far the slice goes past its two ends "
                                                   "(in units of the distance between them).")
-    st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma))
+    scaling = preset == PAPER and scaled_caption(dataset, "ContinuationS3VM", n_points())
+    st.caption(sigma_caption(dataset, "ContinuationS3VM", preset, sigma)
+               + (f" {scaling}" if scaling else ""))
 
 require_both_classes(labels, "cS3VM")
 

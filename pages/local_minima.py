@@ -47,9 +47,13 @@ with settings.expander("Settings: the data, its size, the label draws and the ke
                   help="The exact search grows exponentially with the unlabeled points: up to "
                        "about 60 it proves the minimum within seconds.")
     right.select_slider("label draws (one label a class)", DRAWS, key=state.MINIMA_DRAWS)
-    dataset = st.session_state[state.MINIMA_DATA]
-    paper_sigma = presets.preset_params(dataset, "ContinuationS3VM", presets.PAPER).get("sigma")
-    widths = {"paper": f"σ = {paper_sigma}, the cS3VM preset as in the paper"
+    dataset, n = st.session_state[state.MINIMA_DATA], int(st.session_state[state.MINIMA_N])
+    # the preset on this page's n, as the Watch page runs it there (cS3VM's width follows n)
+    paper_sigma = presets.preset_params(dataset, "ContinuationS3VM", presets.PAPER, n).get(
+        "sigma")
+    scaled = (f", its width scaled to n = {n}"
+              if presets.scaled(dataset, "ContinuationS3VM", n) else "")
+    widths = {"paper": f"σ = {paper_sigma}, the cS3VM preset as in the paper{scaled}"
               if paper_sigma is not None else "the median distance (no paper sets it here)",
               "median": "σ = the median distance (the generic default)"}
     st.radio("kernel width", list(widths), key=state.MINIMA_SIGMA, format_func=widths.get,

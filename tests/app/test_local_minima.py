@@ -3,7 +3,7 @@ one on small data, over label draws."""
 
 from page_helpers import plotly_specs, shown
 
-from s3vm_explorer.engine import lessons
+from s3vm_explorer.engine import lessons, presets
 from s3vm_explorer.engine.data import Generated
 from s3vm_explorer.ui import state
 
@@ -22,6 +22,11 @@ def test_the_page_places_each_local_minimum_against_the_global_one(app):
     assert len(table.value) == 6  # the SVM, five local solvers
     said = shown(at.info[0].value)
     assert said.startswith("On 3 label draws of 30 points: the global optimum errs on")
+    # the cS3VM preset's width on the page's 30 points, as the Watch page runs it there
+    width = presets.preset_params("two_moons", "ContinuationS3VM", presets.PAPER, 30)["sigma"]
+    assert width > 0.25  # wider than at the preset's 200 points
+    assert at.radio(key=state.MINIMA_SIGMA).options[0] == (
+        f"σ = {width}, the cS3VM preset as in the paper, its width scaled to n = 30")
 
 
 def test_no_local_solver_is_below_the_global_minimum():

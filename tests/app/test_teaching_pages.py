@@ -74,6 +74,11 @@ def test_continuation_page_shows_the_landscape_for_every_gamma(app):
     # The slice runs from before the gamma_0 minimizer (t = 0) to past the final one (t = 1).
     x = array(curves[0]["x"])
     assert x[0] == -1.0 and x[-1] == 2.0
+    # the preset on the sidebar's 100 points, as the Watch page runs it: cS3VM's width follows
+    # n (engine.presets.WIDTH_WITH_N), and the page says so
+    captions = " ".join(shown(c.value) for c in at.caption)
+    assert "σ = 0.281: the preset as in the paper" in captions
+    assert "Scaled to n = 100: σ (RBF width) 0.25 → 0.281." in captions
 
 
 def test_continuation_gamma0_follows_its_formula_when_c_changes(app):
