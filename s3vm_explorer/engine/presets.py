@@ -9,7 +9,8 @@ the papers' data-independent rules, such as sigma = the median pairwise distance
 §2.3.2), which suit no data set in particular (docs/deviations.md, "Defaults").
 
 A paper preset is chosen at the data set's registry size; on another n the parameters that
-count points (``SCALED_WITH_N``) are carried to it (``scaled``), and the page says so
+count points (``SCALED_WITH_N``) and some solvers' widths (``WIDTH_WITH_N``, with QN-S3VM's
+α sequence, ``LONGER_ANNEALING``) are carried to it (``scaled``), and the page says so
 (``scaled_caption``).
 """
 
@@ -161,8 +162,8 @@ WIDTH_WITH_N = frozenset({"ContinuationS3VM", "QNS3VM"})
 #: create easier problem instances at early stages", §3.2, footnote 3): with ten α from 0.001
 #: to 1 and the narrower width, 8, 8 and 9 of 10 draws were within 1 % at n = 500, 1,000 and
 #: 2,000 (7, 3 and 7 with the preset of n = 200), and 9, 10 and 10 of 10 on other draws of
-#: other data; at n = 100, with the wider width, 15 of 20 against 5 of 20 with the paper's α
-#: (docs/benchmarks.md, "Presets at every size").
+#: other data; at n = 100, with the wider width, 8 of 10 against 2 of 10 with the preset of
+#: n = 200 (docs/benchmarks.md, "Presets at every size").
 LONGER_ANNEALING = {"QNS3VM": {"alpha_1": 0.001, "n_alphas": 10}}
 
 
@@ -216,6 +217,10 @@ _GRAPH_KEPT = ("its graph is kept: k grows with n, so that each point's neighbou
                "near, and γ_I falls as 1/n, since fᵀLf then sums over that many more points "
                "(the 1/(l + u)² of manifold regularization). A fixed k fragments the boundary "
                "at larger n.")
+_LONGER_ANNEALING = ("the α sequence rises to 1 in more, smaller steps than the paper's 0.01, "
+                     "0.1, 1 (QN-S3VM paper §4.1.3; its Algorithm 1 takes any increasing "
+                     "sequence): switched on in steps of ten, the unlabeled loss often leaves "
+                     "the boundary across the end of a cluster, another wrong local minimum.")
 #: Why each parameter that follows n does, as the page says it (``scaled_caption``).
 _WHY_SCALED = {
     "n_neighbors": _GRAPH_KEPT, "gamma_I": _GRAPH_KEPT,
@@ -223,12 +228,8 @@ _WHY_SCALED = {
              "§2.1.1): the unlabeled loss measures the density of the points at the boundary, "
              "and more points resolve a narrower gap. With the width chosen for fewer points, "
              "more label draws end in a wrong local minimum.",
+    "alpha_1": _LONGER_ANNEALING, "n_alphas": _LONGER_ANNEALING,
 }
-_LONGER_ANNEALING = ("the α sequence rises to 1 in more, smaller steps than the paper's 0.01, "
-                     "0.1, 1 (QN-S3VM paper §4.1.3; its Algorithm 1 takes any increasing "
-                     "sequence): switched on in steps of ten, the unlabeled loss often leaves "
-                     "the boundary across the end of a cluster, another wrong local minimum.")
-_WHY_SCALED |= {"alpha_1": _LONGER_ANNEALING, "n_alphas": _LONGER_ANNEALING}
 
 
 def scaled_caption(dataset: str, solver: str, n_points: int | None) -> str | None:
