@@ -40,39 +40,28 @@ _EDGE_BLOCK = 4096
 _NEIGHBOUR_BLOCK_MB = 64
 
 
-def _neighbours_by_similarity(S, n_neighbors: int):
-    """The k-NN pattern read off a similarity matrix that falls with the distance (an RBF
-    kernel matrix): the ``n_neighbors`` most similar other points of every row, in blocks of
-    rows; None when some row has fewer than that many positive similarities (the kernel has
-    underflowed there, and the distances must be searched)."""
-    n = S.shape[0]
-    step = max(1, _NEIGHBOUR_BLOCK_MB * 2**20 // (8 * n))
-    cols = np.empty((n, n_neighbors), dtype=np.intp)
-    for start in range(0, n, step):
-        block = np.array(S[start:start + step], dtype=float)
-        rows = np.arange(block.shape[0])
-        block[rows, start + rows] = -np.inf  # a point is not its own neighbour
-        nearest = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
-        if not np.take_along_axis(block, nearest, axis=1).min(initial=1.0) > 0:
-            return None
-        cols[start:start + step] = nearest
-    return sp.csr_matrix((np.ones(cols.size), (np.repeat(np.arange(n), n_neighbors),
-                                               cols.ravel())), shape=(n, n))
-
-
-def _knn_edges(X, n_neighbors: int, similarities=None):
+def _knn_edges(X, n_neighbors: int, neighbors=None):
     """The edges ``(rows, cols, distances)`` of the symmetric k-NN graph, both directions.
 
     Built from the neighbour pattern rather than from a distance matrix, so that an edge
     between two coincident points (distance 0, the strongest Gaussian weight) stays an edge.
-    ``similarities`` (see ``knn_adjacency``) gives the pattern without a search.
+    ``neighbors`` (see ``knn_adjacency``) gives the pattern without a search.
     """
     from sklearn.neighbors import kneighbors_graph
 
-    check_n_neighbors(n_neighbors, X.shape[0])
-    pattern = (None if similarities is None
-               else _neighbours_by_similarity(similarities, n_neighbors))
-    if pattern is None:
+    n = X.shape[0]
+    check_n_neighbors(n_neighbors, n)
+    if neighbors is not None:
+        neighbors = np.asarray(neighbors)
+        if neighbors.shape != (n, n_neighbors):
+            raise ValueError(
+                f"neighbors must hold n_neighbors={n_neighbors} indices for each of the {n} "
+                f"points, shape ({n}, {n_neighbors}); got shape {neighbors.shape}."
+            )
+        pattern = sp.csr_matrix((np.ones(neighbors.size),
+                                 (np.repeat(np.arange(n), n_neighbors), neighbors.ravel())),
+                                shape=(n, n))
+    else:
         # scikit-learn takes the distances in blocks of rows of up to working_memory MB (1 GB
         # by default: 2 GB at the peak for LapSVM on 20,000 sparse texts); with 64 MB blocks
         # the fit peaked at 142 MB and took 12.8 s instead of 15.9 s (benchmarks.scale)
@@ -96,7 +85,7 @@ def _knn_edges(X, n_neighbors: int, similarities=None):
 
 @reusable
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
-                  graph_sigma: float | None = None, similarities=None) -> sp.csr_matrix:
+                  graph_sigma: float | None = None, neighbors=None) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
 
     Points i and j are joined when either is among the ``n_neighbors`` nearest (Euclidean)
@@ -114,13 +103,12 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
         Width of the Gaussian weights; ``None`` takes the mean distance of the points to their
         ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2) — this
         project's default: the paper tunes the width per data set.
-    similarities : ndarray of shape (n, n) or None
-        A matrix that falls with the distance (LapSVM's RBF kernel matrix): the neighbours
-        are its largest entries of each row, read in one pass, instead of a search over all
-        pairs' distances (as costly as the kernel itself: 34 of 111 s of the setup of a
-        FACEMIT-sized LapSVM, 24,000 points of 361 features). Equal similarities may pick
-        other neighbours among points at the same distance. The edges' lengths are computed
-        from ``X`` in either case.
+    neighbors : ndarray of shape (n, n_neighbors) of int, or None
+        Each point's nearest other points, found already (``kernels.kernel_and_neighbors``
+        reads them off the distances LapSVM's kernel is computed from) instead of a search
+        over all pairs' distances, as costly as the kernel itself (34 of 111 s of the setup
+        of a FACEMIT-sized LapSVM, 24,000 points of 361 features). The edges' lengths are
+        computed from ``X`` in either case.
 
     Returns
     -------
@@ -129,7 +117,7 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     if weights not in ("gaussian", "binary"):
         raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
     n = X.shape[0]
-    rows, cols, distances = _knn_edges(X, n_neighbors, similarities)
+    rows, cols, distances = _knn_edges(X, n_neighbors, neighbors)
     if weights == "binary":
         values = np.ones_like(distances)
     else:
