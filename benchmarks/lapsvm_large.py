@@ -87,6 +87,11 @@ PRECISION = {
     f"{shape}-8000-{dtype}": (shape, {**PCG, "kernel_dtype": dtype}, PRECISION_N)
     for shape in ("facemit", "mnist3vs8") for dtype in ("float64", "float32")
 }
+#: The FACEMIT runs with K in float64 (4.3 GiB) for the float32 runs' answer to be read against.
+FULL_FLOAT64 = {
+    f"{shape}-float64": (shape, {**PCG, "kernel_dtype": "float64"}, None)
+    for shape in ("facemit", "facemit-independent")
+}
 SEED = 0
 
 
@@ -131,6 +136,13 @@ def peak_rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30  # kB on Linux
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process so far (user and system, all its threads): what a run
+    costs whatever else the machine runs at the time."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_case(shape: str, settings: dict, n_train: int | None, scale: float = 1.0) -> dict:
     """One fit and its test predictions in this process: times, peak RSS, objective,
     iterations and errors."""
@@ -147,16 +159,16 @@ def run_case(shape: str, settings: dict, n_train: int | None, scale: float = 1.0
     model = LapSVM(**spec["params"], **settings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_seconds()
         states = model.trace(X, labeled)  # the setup runs here: K, the graph, its Laplacian
-        setup = time.perf_counter() - start
+        setup, setup_cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
         for _ in states:
             pass
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     rss_fit = peak_rss_gib()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     predicted = model.predict(X_test)
-    predict_seconds = time.perf_counter() - start
+    predict_seconds, predict_cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     unlabeled = labeled == -1
     macro = spec["macro"]
     return {
@@ -164,14 +176,15 @@ def run_case(shape: str, settings: dict, n_train: int | None, scale: float = 1.0
         **settings, "kernel_dtype_": getattr(model, "kernel_dtype_", settings.get(
             "kernel_dtype", "float64")),
         "seconds": seconds, "setup_seconds": setup, "solver_seconds": seconds - setup,
-        "predict_seconds": predict_seconds, "n_test": n_test,
+        "predict_seconds": predict_seconds, "n_test": n_test, "cpu_seconds": cpu,
+        "setup_cpu_seconds": setup_cpu, "predict_cpu_seconds": predict_cpu,
         "peak_rss_gib": rss_fit, "peak_rss_predict_gib": peak_rss_gib(),
         "rss_after_data_gib": rss_data,
         "objective": float(model.objective_), "n_iter": int(model.n_iter_),
         "stopped_by": model.stopped_by_,
         "error_unlabeled": error_rate(y[unlabeled], model.transduction_[unlabeled], macro),
         "error_test": error_rate(y_test, predicted, macro),
-        "transduction": model.transduction_.astype(int).tolist() if n_train <= 10_000 else None,
+        "transduction": model.transduction_.astype(int).tolist(),
         "load": load_start, "load_end": os.getloadavg()[0],
         "blas_threads": int(os.environ.get("OPENBLAS_NUM_THREADS", "0")),
     }
@@ -206,7 +219,8 @@ def table(rows) -> str:
         solver = "PCG [stability]" if r["solver"] == "pcg" else "Newton"
         paper_seconds = paper.get("pcg" if r["solver"] == "pcg" else "newton")
         data = f"{r['shape'].upper()} (n = {r['n']:,}, l = {r['n_labeled']}, d = {r['d']})"
-        body.append([data, r.get("label", ""), solver, paper_seconds, r["seconds"],
+        cpu = r.get("cpu_seconds", float("nan"))
+        body.append([data, r.get("label", ""), solver, paper_seconds, r["seconds"], cpu,
                      r["setup_seconds"], r["solver_seconds"], r["n_iter"],
                      r.get("kernel_dtype_", "float64"), r["peak_rss_gib"],
                      r.get("predict_seconds", float("nan")),
@@ -214,40 +228,45 @@ def table(rows) -> str:
                      100 * r["error_unlabeled"], 100 * r["error_test"],
                      f"{r['load']:.1f}–{r.get('load_end', r['load']):.1f}"])
     header = ["data (paper's shape)", "code", "solver", "paper's time, s (K, L precomputed)",
-              "our fit, s", "of which K and L, s", "of which solver, s", "iterations",
+              "our fit, s", "its CPU, s", "of which K and L, s", "of which solver, s",
+              "iterations",
               "K stored", "peak RSS of the fit, GiB", "test predictions, s",
               "peak RSS with them, GiB", "objective (7)", "error U, %", "error T, %", "load"]
     return markdown_table(header, body)
 
 
 def precision_table(rows) -> str:
+    """float32 against float64 storage: the rows at n = 8,000, and the full runs of a shape
+    with ``kernel_dtype`` float64 against those that stored K in float32."""
     from benchmarks.sweep import markdown_table
 
     by_shape = {}
     for r in rows:
-        if "failed" not in r and r["n"] == PRECISION_N:
-            by_shape.setdefault(r["shape"], {})[r["kernel_dtype"]] = r
+        if "failed" not in r and r["solver"] == "pcg" and "transduction" in r:
+            key = f"{r['shape']}, n = {r['n']:,}" + (f" ({r['label']})" if r.get("label") else "")
+            by_shape.setdefault(key, {})[r["kernel_dtype_"]] = r
     body = []
     for shape, pair in by_shape.items():
         if set(pair) != {"float32", "float64"}:
             continue
         a, b = pair["float64"], pair["float32"]
         same = np.mean(np.array(a["transduction"]) == np.array(b["transduction"]))
-        body.append([shape.upper(), a["objective"], b["objective"],
+        body.append([shape, a["objective"], b["objective"],
                      abs(b["objective"] - a["objective"]) / abs(a["objective"]),
                      f"{a['n_iter']} / {b['n_iter']}",
                      f"{100 * a['error_unlabeled']:.2f} / {100 * b['error_unlabeled']:.2f}",
                      100 * (1 - same), f"{a['seconds']:.1f} / {b['seconds']:.1f}",
                      f"{a['peak_rss_gib']:.2f} / {b['peak_rss_gib']:.2f}"])
-    header = ["shape (n = 8,000)", "objective, float64", "objective, float32",
+    header = ["shape", "objective, float64", "objective, float32",
               "relative difference", "iterations 64 / 32", "error U, % 64 / 32",
-              "unlabeled decisions that differ, %", "fit s 64 / 32", "peak RSS GiB 64 / 32"]
+              "training decisions that differ, %", "fit s 64 / 32", "peak RSS GiB 64 / 32"]
     return markdown_table(header, body)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cases", nargs="+", default=None, choices=[*CASES, *PRECISION])
+    p.add_argument("--cases", nargs="+", default=None,
+                   choices=[*CASES, *PRECISION, *FULL_FLOAT64])
     p.add_argument("--precision", action="store_true",
                    help="only the float32 / float64 comparison at n = 8,000")
     p.add_argument("--scale", type=float, default=1.0, help="a fraction of every size")
@@ -255,23 +274,28 @@ def main(argv=None):
     p.add_argument("--code", type=Path, default=None,
                    help="run the library (s3vm_core, toy_data) of this checkout instead")
     p.add_argument("--label", default="", help="the name of these rows (e.g. before, after)")
+    p.add_argument("--report", action="store_true",
+                   help="only print the tables of the runs logged in --out")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=RESULTS_ROOT / "lapsvm_large")
     args = p.parse_args(argv)
     if args.child:
         if args.code is not None:  # before anything of the library is imported
             sys.path.insert(0, str(args.code.resolve()))
-        shape, settings, n_train = {**CASES, **PRECISION}[args.child]
+        shape, settings, n_train = {**CASES, **PRECISION, **FULL_FLOAT64}[args.child]
         print(json.dumps(run_case(shape, settings, n_train, args.scale)))
         return None
     names = args.cases or (list(PRECISION) if args.precision else [*CASES, *PRECISION])
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
+    if args.report:
+        names = []
+        rows = [json.loads(line) for line in (args.out / "results.jsonl").open()]
     with (args.out / "results.jsonl").open("a") as log:
         for name in names:  # one after another: they are timings, and each takes GBs
             row = run_in_fresh_process(name, args.scale, args.threads, args.code, args.label)
             rows.append(row)
-            log.write(json.dumps({k: v for k, v in row.items() if k != "transduction"}) + "\n")
+            log.write(json.dumps(row) + "\n")
             log.flush()
             print(json.dumps({k: v for k, v in row.items() if k != "transduction"}),
                   flush=True)

@@ -106,3 +106,24 @@ def test_bad_graph_parameters_are_explained(X):
         knn_adjacency(X, n_neighbors=60)
     with pytest.raises(ValueError, match="degree p must be a whole number >= 1"):
         graph_laplacian(knn_adjacency(X, 3), p=0)
+
+
+def test_the_nearest_points_of_many_are_those_of_the_search(monkeypatch):
+    """With more points than the neighbours' groups of 64 columns hold, the k smallest
+    distances of each row are picked among the k groups with the smallest minima: the same
+    neighbours as the search (their distances, where points tie), coincident points
+    included."""
+    from s3vm_core import kernels
+    from s3vm_core.kernels import kernel_and_neighbors, squared_distances
+
+    X = np.random.default_rng(5).normal(size=(700, 3))
+    X[650:] = X[:50]  # 50 points twice: their nearest neighbour is at distance 0
+    D2 = squared_distances(X, X)
+    np.fill_diagonal(D2, np.inf)
+    expected = np.sort(D2, axis=1)[:, :7]
+    for block_bytes in (kernels.KERNEL_BLOCK_BYTES, 8 * 700 * 9):
+        monkeypatch.setattr(kernels, "KERNEL_BLOCK_BYTES", block_bytes)
+        _, neighbors = kernel_and_neighbors(X, "rbf", 1.0, n_neighbors=7)
+        found = np.sort(np.take_along_axis(D2, neighbors, axis=1), axis=1)
+        np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)  # round-off ties
+        assert np.all(neighbors != np.arange(700)[:, None])
