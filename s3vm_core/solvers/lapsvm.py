@@ -599,14 +599,17 @@ class _LaplacianKernelMachine(S3VMClassifier):
 
     def _criteria(self, n: int):
         """The checks of §4: every one that can run (recorded at each iteration), the chosen
-        ``stopping`` one (or None) and PCG's own convergence test."""
+        ``stopping`` one (or None) and PCG's own convergence test, at ``tol`` when the chosen
+        check is that test's criterion (else a tighter ``tol`` would never be reached: the
+        test at its default would stop PCG first)."""
         n_val = 0 if self._y_val is None else self._y_val.size
         recorded = make_all_criteria(n=n, check_every=self.check_every, n_validation=n_val,
                                      tols={self.stopping: self.tol} if self.stopping else None)
         chosen = (None if self.stopping is None else
                   make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
                                  n_validation=n_val))
-        return recorded, chosen, make_criterion(_PCG_CONVERGED, n=n)
+        own_tol = self.tol if self.stopping == _PCG_CONVERGED else None
+        return recorded, chosen, make_criterion(_PCG_CONVERGED, n=n, tol=own_tol)
 
     def _pcg_stop(self, st, progress, chosen, converged) -> str | None:
         """What stops PCG at this iteration: the chosen check, else its own convergence (or

@@ -369,3 +369,16 @@ def test_predictions_in_blocks_of_new_points_are_those_at_once(monkeypatch):
                                   model.classes_[(at_once > 0).astype(int)])
     with pytest.raises(ValueError, match="features"):
         model.decision_function(np.ones((20, 3)))
+
+
+def test_a_tighter_gradient_tolerance_is_reached():
+    """stopping="grad_norm" with a tol below PCG's own convergence threshold (1e-8) runs to
+    that tol: the own test, the same criterion, takes the user's tol instead of stopping PCG
+    first, and the objective (7) is at least as low."""
+    X, y, yl = moons(n=200)
+    default = LapSVM(solver="pcg", stopping="grad_norm", **MOONS).fit(X, yl)
+    tight = LapSVM(solver="pcg", stopping="grad_norm", tol=1e-12, max_iter=5000,
+                   **MOONS).fit(X, yl)
+    assert tight.n_iter_ > default.n_iter_
+    assert tight.stopped_by_ == "grad_norm"
+    assert tight.objective_ <= default.objective_ * (1 + 1e-12)
