@@ -1,0 +1,111 @@
+"""The 5 x 5 x 3 grid search at n = 2,000 in one process and on a 2-worker Dask cluster.
+
+    python -m benchmarks.bench_grid_dask [--solvers tsvm,lapsvm] [--repeats 3] [--workers 2]
+
+The grid of ``benchmarks.bench_model_selection`` (5 widths x 5 costs, 3 folds of the labels,
+75 fits, two moons, 5 labels a class, ``reuse=True``) runs (a) in this process, one fit after
+another (``n_jobs=None``), and (b) on a ``distributed.LocalCluster`` of ``--workers`` worker
+processes of one thread each, through joblib's Dask backend, as a user sends it to a cluster::
+
+    from dask.distributed import Client
+    from joblib import parallel_config
+
+    with Client("tcp://scheduler:8786"), parallel_config(backend="dask"):
+        search.fit(X, y)
+
+Every process has one BLAS thread. Reported: the median wall-clock seconds of the whole search,
+its CPU seconds (this process's, plus the workers' on the cluster), the load average beside
+them, the groups of fits the search sent (one task per width: the fits of a width share its
+kernel, kernel-PCA maps and graph, ``s3vm_core.reuse``), and a check that both select the same
+point with the same scores. The cluster is started once, outside the timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import warnings
+
+from benchmarks.bench_model_selection import GRIDS, NAMES, SIGMA_FACTORS, data
+
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                     "MKL_NUM_THREADS")}
+
+
+def search(solver: str, X, labels):
+    from s3vm_core import S3VMGridSearchCV
+    from s3vm_core.kernels import default_sigma
+
+    cls, cost, values = GRIDS[solver]
+    grid = {"sigma": [f * default_sigma(X) for f in SIGMA_FACTORS], cost: list(values)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return S3VMGridSearchCV(cls(), grid, cv=3, baseline=None, refit=False).fit(X, labels)
+
+
+def _cpu_seconds() -> float:
+    return time.process_time()
+
+
+def timed(solver, X, labels, client=None):
+    """``(wall, CPU, result)`` of ``search``; the CPU of the cluster's workers is added."""
+    workers = (lambda: sum(client.run(_cpu_seconds).values())) if client else (lambda: 0.0)
+    before, wall, cpu = workers(), time.perf_counter(), time.process_time()
+    result = search(solver, X, labels)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return wall, cpu + workers() - before, result
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--solvers", default="tsvm,lapsvm")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    os.environ.update(ONE_THREAD)  # the workers inherit it
+    from distributed import Client, LocalCluster
+    from joblib import parallel_config
+    from threadpoolctl import threadpool_limits
+
+    X, _, labels = data("moons")
+    print(f"\n### The 5 x 5 x 3 grid at n = {X.shape[0]}: one process against "
+          f"{args.workers} Dask workers (median of {args.repeats})\n")
+    print("| solver | where | wall (s) | CPU (s) | wall one process / cluster | load | "
+          "selected | same results |")
+    print("|---|---|---|---|---|---|---|---|")
+    with threadpool_limits(1), LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                                            processes=True, protocol="tcp", host="127.0.0.1",
+                                            dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        client.run(lambda: __import__("s3vm_core"))  # imports outside the timings
+        for solver in args.solvers.split(","):
+            runs = {"one process": [], "cluster": []}
+            loads = {"one process": [], "cluster": []}
+            chosen = {}
+            for _ in range(args.repeats):  # interleaved: the load changes as they run
+                for where in runs:
+                    loads[where].append(os.getloadavg()[0])
+                    if where == "cluster":
+                        with parallel_config(backend="dask"):
+                            wall, cpu, result = timed(solver, X, labels, client)
+                    else:
+                        wall, cpu, result = timed(solver, X, labels)
+                    runs[where].append((wall, cpu))
+                    chosen[where] = (result.best_params_,
+                                     list(result.cv_results_["mean_test_score"]))
+            same = chosen["one process"] == chosen["cluster"]
+            medians = {w: (statistics.median(a for a, _ in r), statistics.median(c for _, c in r))
+                       for w, r in runs.items()}
+            params = ", ".join(f"{k}={v:.3g}" for k, v in chosen["cluster"][0].items())
+            for where, (wall, cpu) in medians.items():
+                ratio = (f"{medians['one process'][0] / wall:.2f}" if where == "cluster"
+                         else "")
+                print(f"| {NAMES[solver]} | {where} | {wall:.1f} | {cpu:.1f} | {ratio} | "
+                      f"{min(loads[where]):.1f}–{max(loads[where]):.1f} | {params} | "
+                      f"{'yes' if same else 'NO'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
