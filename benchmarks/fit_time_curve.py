@@ -67,15 +67,19 @@ LIMIT_SECONDS = 60.0
 LIMIT_GIB = 4.0
 
 
-def run_fit(solver: str, form: str, n: int) -> dict:
-    """One fit in this process: CPU and wall seconds, peak RSS, unlabeled error."""
+def run_fit(solver: str, form: str, n: int, preset: str = "default") -> dict:
+    """One fit in this process: CPU and wall seconds, peak RSS, unlabeled error; ``preset``
+    "paper" takes the two moons preset as in the paper (``engine.presets``) over the
+    defaults."""
     from s3vm_core.metrics import unlabeled_error
+    from s3vm_explorer.engine.presets import preset_params
     from s3vm_explorer.engine.registry import SOLVERS, make_estimator, run_form
     from toy_data import pick_labeled, two_moons
 
     X, y = two_moons(n_samples=n, noise=0.1, random_state=0)
     labels = pick_labeled(y, 1, random_state=0)
     params = {p.name: p.default for p in SOLVERS[solver].params}
+    params.update(preset_params("two_moons", solver, preset, n))
     if form == "app":
         params = run_form(solver, n, params)[0]
     estimator = make_estimator(solver, params)
@@ -87,22 +91,23 @@ def run_fit(solver: str, form: str, n: int) -> dict:
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
     decision = estimator.decision_function(X)
-    return {"solver": solver, "form": form, "n": n, "cpu_seconds": cpu, "seconds": seconds,
+    return {"solver": solver, "form": form, "n": n, "preset": preset,
+            "cpu_seconds": cpu, "seconds": seconds,
             "peak_rss_gib": peak, "load": load, "load_end": os.getloadavg()[0],
             "unlabeled_error": float(unlabeled_error(decision, labels, y))}
 
 
-def in_fresh_process(solver: str, form: str, n: int) -> dict:
+def in_fresh_process(solver: str, form: str, n: int, preset: str = "default") -> dict:
     """``run_fit`` in a child process with one BLAS thread; a refusal or a crash is a row
     with ``failed``."""
     one_thread = {name: "1" for name in
                   ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.fit_time_curve", "--child", solver, form, str(n)],
-        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **one_thread})
+        [sys.executable, "-m", "benchmarks.fit_time_curve", "--child", solver, form, str(n),
+         preset], capture_output=True, text=True, cwd=ROOT, env={**os.environ, **one_thread})
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"solver": solver, "form": form, "n": n, "failed": last}
+        return {"solver": solver, "form": form, "n": n, "preset": preset, "failed": last}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -199,6 +204,8 @@ def table(rows) -> str:
         at = {r["n"]: r for r in mine}
         expected, why = EXPECTED_SLOPE.get((solver, form), (math.nan, ""))
         n_max, how = largest_n(mine)
+        if n_max and n_max > 5 * mine[-1]["n"]:  # a line is not trusted that far out
+            n_max, how = 5 * mine[-1]["n"], "more: extrapolated past 5x the largest size"
         loads = [r["load"] for r in mine]
         body.append([f"{solver} ({'exact' if form == 'exact' else 'app form'})",
                      *[at[n]["cpu_seconds"] if n in at else math.nan for n in sizes],
@@ -264,6 +271,43 @@ def svg(rows, path: Path) -> None:
     path.write_text("\n".join(parts) + "\n")
 
 
+def at_one_size(solvers, n: int, repeats: int, out: Path) -> list[dict]:
+    """Every solver at ``n`` with the generic defaults and the two moons preset as in the
+    paper, exact and app form: the median CPU seconds of ``repeats`` fresh processes."""
+    rows = []
+    with (out / "presets.jsonl").open("a") as log:
+        for solver, form in forms(solvers):
+            for preset in ("default", "paper"):
+                fits = [in_fresh_process(solver, form, n, preset) for _ in range(repeats)]
+                if any("failed" in f for f in fits):
+                    row = next(f for f in fits if "failed" in f)
+                else:
+                    row = dict(fits[-1], repeats=repeats,
+                               cpu_seconds=statistics.median(f["cpu_seconds"] for f in fits),
+                               seconds=statistics.median(f["seconds"] for f in fits))
+                rows.append(row)
+                log.write(json.dumps(row) + "\n")
+                log.flush()
+                print(json.dumps(row), flush=True)
+    return rows
+
+
+def presets_table(rows) -> str:
+    from benchmarks.sweep import markdown_table
+
+    body = {}
+    for r in rows:
+        cells = body.setdefault((r["solver"], r["form"]), {})
+        cells[r["preset"]] = ("failed" if "failed" in r else
+                              f"{r['cpu_seconds']:.2f} ({r['seconds']:.1f}; "
+                              f"{100 * r['unlabeled_error']:.1f} %; load {r['load']:.0f})")
+    header = ["solver (form)", "generic defaults: CPU s (wall s; unlabeled error; load)",
+              "two moons preset as in the paper: the same"]
+    return markdown_table(header, [[f"{s} ({'exact' if f == 'exact' else 'app form'})",
+                                    c.get("default", "–"), c.get("paper", "–")]
+                                   for (s, f), c in body.items()])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", type=int, nargs="+",
@@ -276,15 +320,25 @@ def main(argv=None):
     p.add_argument("--svg", type=Path, default=None)
     p.add_argument("--report", action="store_true",
                    help="only the table and chart of the fits logged in --out")
-    p.add_argument("--child", nargs=3, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--at", type=int, default=None, metavar="N",
+                   help="instead of the curve: every solver at N points with the generic "
+                        "defaults and the two moons preset, exact and app form")
+    p.add_argument("--child", nargs="+", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
-        solver, form, n = args.child
-        print(json.dumps(run_fit(solver, form, int(n))))
+        solver, form, n, *preset = args.child
+        print(json.dumps(run_fit(solver, form, int(n), *preset)))
         return None
     from s3vm_explorer.engine.registry import SOLVERS
 
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.at is not None:
+        solvers = args.solvers or [s for s in SOLVERS if s != "BranchAndBoundS3VM"]
+        rows = ([json.loads(line) for line in (args.out / "presets.jsonl").open()]
+                if args.report else at_one_size(solvers, args.at, args.repeats, args.out))
+        print(f"\n### Every solver at n = {args.at}, one core\n")
+        print(presets_table(rows))
+        return rows
     if args.report:
         rows = [json.loads(line) for line in (args.out / "results.jsonl").open()]
     else:
