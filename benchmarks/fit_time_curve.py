@@ -138,25 +138,38 @@ def slope(rows, from_n: int = 1000) -> float:
 
 
 def largest_n(rows, seconds: float = LIMIT_SECONDS, gib: float = LIMIT_GIB):
-    """``(n, how)``: the largest measured n within ``seconds`` of CPU and ``gib`` of RSS, or,
-    when the last measured size is within both, where the fitted lines reach the first of
-    them (how = "extrapolated"): the time's slope, and the slope of the RSS above the
-    smallest fit's (the interpreter and the libraries) against n."""
+    """``(n, how)``: where a form reaches ``seconds`` of CPU or ``gib`` of RSS, whichever
+    comes first. Between the largest size measured within both and the next one measured
+    beyond, the log-log lines through the two fits give it ("interpolated"); past the last
+    size measured, the fitted lines: the time's slope, and the slope of the RSS above the
+    smallest fit's (the interpreter and the libraries) against n ("extrapolated"); when no
+    larger size was measured or fitted, the largest within both ("measured")."""
+    rows = sorted(rows, key=lambda r: r["n"])
     within = [r for r in rows if r["cpu_seconds"] <= seconds and r["peak_rss_gib"] <= gib]
     if not within:
         return None, "none measured"
-    best = max(within, key=lambda r: r["n"])
-    k = slope(rows)
-    if best is not rows[-1] or len(rows) < 2 or not k > 0:
-        return best["n"], "measured"
-    by_time = best["n"] * (seconds / best["cpu_seconds"]) ** (1.0 / k)
+    best = within[-1]
     base = min(r["peak_rss_gib"] for r in rows)
-    grown = [{"n": r["n"], "cpu_seconds": r["peak_rss_gib"] - base} for r in rows]
-    m = slope([g for g in grown if g["cpu_seconds"] > 0.01])
-    by_memory = (best["n"] * ((gib - base) / (best["peak_rss_gib"] - base)) ** (1.0 / m)
-                 if m > 0 and best["peak_rss_gib"] - base > 0.01 else math.inf)
-    return int(min(by_time, by_memory)), ("extrapolated, time" if by_time <= by_memory
-                                          else "extrapolated, memory")
+    beyond = [r for r in rows if r["n"] > best["n"]]
+    if beyond:
+        following = beyond[0]
+        span = math.log(following["n"] / best["n"])
+        time_slope = math.log(following["cpu_seconds"] / best["cpu_seconds"]) / span
+        grown = (best["peak_rss_gib"] - base, following["peak_rss_gib"] - base)
+        memory_slope = (math.log(grown[1] / grown[0]) / span if min(grown) > 0.01
+                        else math.nan)
+        how = "interpolated"
+    else:
+        time_slope = slope(rows)
+        growth = [{"n": r["n"], "cpu_seconds": r["peak_rss_gib"] - base} for r in rows]
+        memory_slope = slope([g for g in growth if g["cpu_seconds"] > 0.01])
+        how = "extrapolated"
+    if not time_slope > 0:
+        return best["n"], "measured"
+    by_time = best["n"] * (seconds / best["cpu_seconds"]) ** (1.0 / time_slope)
+    by_memory = (best["n"] * ((gib - base) / (best["peak_rss_gib"] - base)) ** (1.0 / memory_slope)
+                 if memory_slope > 0 and best["peak_rss_gib"] - base > 0.01 else math.inf)
+    return int(min(by_time, by_memory)), f"{how}, {'time' if by_time <= by_memory else 'memory'}"
 
 
 def measure(pairs, sizes, repeats: int, max_seconds: float, out: Path) -> list[dict]:
@@ -192,10 +205,17 @@ def measure(pairs, sizes, repeats: int, max_seconds: float, out: Path) -> list[d
     return rows
 
 
+def _latest(rows) -> list[dict]:
+    """The rows measured, the last of each (solver, form, n): a form measured again replaces
+    its earlier rows."""
+    latest = {(r["solver"], r["form"], r["n"]): r for r in rows if "failed" not in r}
+    return list(latest.values())
+
+
 def table(rows) -> str:
     from benchmarks.sweep import markdown_table
 
-    done = [r for r in rows if "failed" not in r]
+    done = _latest(rows)
     sizes = sorted({r["n"] for r in done})
     body = []
     for solver, form in dict.fromkeys((r["solver"], r["form"]) for r in done):
@@ -221,7 +241,7 @@ def table(rows) -> str:
 
 def svg(rows, path: Path) -> None:
     """The log-log chart of CPU seconds against n, one line per form, as a small SVG."""
-    done = [r for r in rows if "failed" not in r and r["cpu_seconds"] > 0]
+    done = [r for r in _latest(rows) if r["cpu_seconds"] > 0]
     series = {}
     for r in sorted(done, key=lambda r: r["n"]):
         series.setdefault(f"{r['solver']} ({r['form']})", []).append((r["n"], r["cpu_seconds"]))

@@ -722,15 +722,17 @@ _PCG_DOC = """
         (``kernels.symmetric_product``), as are the preconditioned gradient, the residual
         ``f - y`` and every iterate, so PCG runs in float64 on the rounded K. ``"auto"``
         takes float32 when K in float64 would take ``FLOAT32_FROM_BYTES`` (2 GiB,
-        n > 16,384) or more, float64 below. Where PCG converges the two agree to its
-        tolerance (the FACEMIT shape of ``benchmarks.lapsvm_large``: objective (7) within
-        1e-8 relative). An early stop lands where the path has got to, and a path far
-        from the optimum can be sensitive to K itself: on the MNIST3VS8 shape (polynomial
-        kernel of degree 9, the stability check at iteration 90, n = 8,000) a relative
-        change of 1e-12 in a float64 K moves the stopped objective by 3.6e-4 and one of
-        6e-8 (float32's rounding, drawn at random) by 1.8e-2; float32 storage moves it by
-        6.5e-3, with 0.05 % of the unlabeled decisions changed (docs/benchmarks.md, "LapSVM
-        at the paper's sizes"). Ignored by the direct and Newton solvers (float64).
+        n > 16,384) or more, float64 below. Converged, the two give the same fit: on the
+        FACEMIT shape of ``benchmarks.lapsvm_large`` (23,975 points) run to a gradient norm of
+        1e-10 (``stopping="grad_norm", tol=1e-10``) the objectives (7) agree to 2e-9 and the
+        training decisions but for 0.004 %. A stop short of the optimum lands where each path
+        has got to: at PCG's own 1e-8 there, 9e-7 and 0.14 % (both sit on plateaus of a flat
+        objective); and on the MNIST3VS8 shape (polynomial kernel of degree 9, the stability
+        check) the stopped objective moves with K itself, by about 2e6 times a relative
+        change of K (n = 3,000: 1.7e-5 for a change of 1e-11 of a float64 K, 1e-2 for
+        float32's 6e-8), which is why "auto" keeps float64 below 2 GiB (docs/benchmarks.md,
+        "The LapSVM paper's largest runs on one core"). Ignored by the direct and Newton
+        solvers (float64).
 
     Fit parameters
     --------------

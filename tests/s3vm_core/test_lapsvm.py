@@ -119,9 +119,9 @@ def test_pcg_default_stop_fires_before_max_iter_at_newtons_decisions():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_pcg_with_k_in_float32_keeps_the_float64_objective_and_decisions(estimator, seed):
     """kernel_dtype="float32" stores K in float32 for PCG's one product a step. Its rounding
-    (1e-7 a product) moves PCG's path early on, so the stability check (theta = 10 here) may
-    fire one check later; where it stops, the objective (7) agrees to five digits, beyond
-    the three the paper prints, and every unlabeled decision is the same."""
+    of K (6e-8 of each value) moves PCG's path early on, so the stability check (theta = 10
+    here) may fire one check later; where it stops, the objective (7) agrees to five digits,
+    beyond the three the paper prints, and every unlabeled decision is the same."""
     from s3vm_core.stopping import default_check_every
     from toy_data import pick_labeled, two_moons
 
