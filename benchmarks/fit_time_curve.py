@@ -59,7 +59,7 @@ EXPECTED_SLOPE = {
     ("DeterministicAnnealingS3VM", "exact"): (2.0, "products by K in every alternation, n^2"),
     ("LapSVM", "exact"): (3.0, "Newton's (n+1)^2 system, n^3"),
     ("LapRLSC", "exact"): (3.0, "the direct solve of system (15), n^3"),
-    ("S4VM", "exact"): (2.0, "candidate searches of products by K, n^2 each"),
+    ("S4VM", "exact"): (2.0, "100 local searches of LIBSVM solves on K, n^2 each"),
 }
 
 #: The limits of docs/scale.md: one core, a minute and 4 GiB.
