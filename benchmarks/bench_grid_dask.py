@@ -1,6 +1,6 @@
-"""The 5 x 5 x 3 grid search at n = 2,000 in one process and on a 2-worker Dask cluster.
+"""The 5 x 5 x 3 grid search and S4VM at n = 2,000 in one process and on a 2-worker Dask cluster.
 
-    python -m benchmarks.bench_grid_dask [--solvers tsvm,lapsvm] [--repeats 3] [--workers 2]
+    python -m benchmarks.bench_grid_dask [--solvers tsvm,lapsvm,s4vm] [--repeats 3] [--workers 2]
 
 The grid of ``benchmarks.bench_model_selection`` (5 widths x 5 costs, 3 folds of the labels,
 75 fits, two moons, 5 labels a class, ``reuse=True``) runs (a) in this process, one fit after
@@ -20,6 +20,10 @@ process, which a shared machine does not give), the load average beside them, an
 both select the same point with the same scores. The search sends one task per width: the
 fits of a width share its kernel, kernel-PCA maps and graph (``s3vm_core.reuse``). The cluster
 is started once, outside the timings.
+
+``s4vm`` is one S4VM fit at its defaults (100 local searches, ``random_state=0``) on two moons
+with one label a class, its searches sent as tasks (``n_jobs=-1``: every worker); the check
+is that its labels and decision values are those of the fit in one process.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import time
 import warnings
 
 from benchmarks.bench_model_selection import GRIDS, NAMES, SIGMA_FACTORS, data
+from toy_data import pick_labeled
 
 ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                      "MKL_NUM_THREADS")}
@@ -47,12 +52,37 @@ def search(solver: str, X, labels):
         return S3VMGridSearchCV(cls(), grid, cv=3, baseline=None, refit=False).fit(X, labels)
 
 
+def fit_s4vm(X, labels, n_jobs=None):
+    from s3vm_core import S4VM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return S4VM(random_state=0, n_jobs=n_jobs).fit(X, labels)
+
+
+def work(solver: str, X, labels, on_cluster: bool):
+    """What is timed: the grid search of ``solver``, or S4VM's fit (its searches on every
+    worker of the cluster)."""
+    if solver == "s4vm":
+        return lambda: fit_s4vm(X, labels, n_jobs=-1 if on_cluster else None)
+    return lambda: search(solver, X, labels)
+
+
+def outcome(solver: str, result, X):
+    """What must be the same in one process and on the cluster: the selected point and every
+    score; S4VM's choice, labels and decision values."""
+    if solver == "s4vm":
+        return ({"safe_choice": result.safe_choice_},
+                [result.transduction_.tolist(), result.decision_function(X).tolist()])
+    return result.best_params_, list(result.cv_results_["mean_test_score"])
+
+
 def _cpu_seconds() -> float:
     return time.process_time()
 
 
-def timed(solver, X, labels, client=None):
-    """``(wall, CPU, critical, result)`` of ``search``: the CPU of this process and the
+def timed(run, client=None):
+    """``(wall, CPU, critical, result)`` of ``run()``: the CPU of this process and the
     cluster's workers, and ``critical``, this process's CPU plus the busiest worker's, the
     wall-clock time the search would take with a core for each (on this shared machine the
     workers and the other work share 2 cores)."""
@@ -60,7 +90,7 @@ def timed(solver, X, labels, client=None):
         return client.run(_cpu_seconds) if client else {}
 
     before, wall, cpu = workers(), time.perf_counter(), time.process_time()
-    result = search(solver, X, labels)
+    result = run()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     spent = [t - before[w] for w, t in workers().items()]
     return wall, cpu + sum(spent), cpu + max(spent, default=0.0), result
@@ -68,7 +98,7 @@ def timed(solver, X, labels, client=None):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--solvers", default="tsvm,lapsvm")
+    parser.add_argument("--solvers", default="tsvm,lapsvm,s4vm")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
@@ -77,8 +107,9 @@ def main(argv=None) -> None:
     from joblib import parallel_config
     from threadpoolctl import threadpool_limits
 
-    X, _, labels = data("moons")
-    print(f"\n### The 5 x 5 x 3 grid at n = {X.shape[0]}: one process against "
+    X, y, labels = data("moons")
+    one_label = pick_labeled(y, 1, random_state=0)
+    print(f"\n### The 5 x 5 x 3 grid and S4VM at n = {X.shape[0]}: one process against "
           f"{args.workers} Dask workers (median of {args.repeats})\n")
     print("| solver | where | wall (s) | CPU (s) | CPU of the critical path (s) | one process / "
           "cluster, wall | one process / cluster, a core each | load | selected | same results |")
@@ -95,23 +126,26 @@ def main(argv=None) -> None:
             for _ in range(args.repeats):  # interleaved: the load changes as they run
                 for where in runs:
                     loads[where].append(os.getloadavg()[0])
+                    run = work(solver, X, one_label if solver == "s4vm" else labels,
+                               where == "cluster")
                     if where == "cluster":
                         with parallel_config(backend="dask"):
-                            wall, cpu, critical, result = timed(solver, X, labels, client)
+                            wall, cpu, critical, result = timed(run, client)
                     else:
-                        wall, cpu, critical, result = timed(solver, X, labels)
+                        wall, cpu, critical, result = timed(run)
                     runs[where].append((wall, cpu, critical))
-                    chosen[where] = (result.best_params_,
-                                     list(result.cv_results_["mean_test_score"]))
+                    chosen[where] = outcome(solver, result, X)
             same = chosen["one process"] == chosen["cluster"]
             medians = {w: tuple(statistics.median(column) for column in zip(*r, strict=True))
                        for w, r in runs.items()}
-            params = ", ".join(f"{k}={v:.3g}" for k, v in chosen["cluster"][0].items())
+            params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                               for k, v in chosen["cluster"][0].items())
             alone = medians["one process"]
             for where, (wall, cpu, critical) in medians.items():
                 ratios = ((f"{alone[0] / wall:.2f}", f"{alone[2] / critical:.2f}")
                           if where == "cluster" else ("", ""))
-                print(f"| {NAMES[solver]} | {where} | {wall:.1f} | {cpu:.1f} | {critical:.1f} | "
+                print(f"| {NAMES.get(solver, 'S4VM (one fit)')} | {where} | {wall:.1f} | "
+                      f"{cpu:.1f} | {critical:.1f} | "
                       f"{ratios[0]} | {ratios[1]} | "
                       f"{min(loads[where]):.1f}–{max(loads[where]):.1f} | {params} | "
                       f"{'yes' if same else 'NO'} |", flush=True)
