@@ -52,7 +52,8 @@ def fit_libsvm(K, labels, *, C: float = 1.0, sample_weight=None, tol: float = 1e
     svm = SVC(C=C, kernel=kernel, tol=tol, max_iter=max_iter)
     classes, codes = np.unique(labels, return_inverse=True)
     try:
-        if kernel == "precomputed" and isinstance(K, np.ndarray) and classes.size == 2:
+        if (kernel == "precomputed" and isinstance(K, np.ndarray) and classes.size == 2
+                and K.shape == (labels.shape[0],) * 2):  # else SVC.fit says what is wrong
             svm = _precomputed_fit(svm, K, codes, sample_weight)
         else:
             # the inputs are ours and already checked: skip scikit-learn's per-call validation
@@ -61,6 +62,8 @@ def fit_libsvm(K, labels, *, C: float = 1.0, sample_weight=None, tol: float = 1e
                 warnings.filterwarnings("ignore", "Solver terminated early", ConvergenceWarning)
                 svm.fit(K, labels, sample_weight=sample_weight)
     except ValueError as error:  # scikit-learn: "The dual coefficients ... are not finite"
+        if "not finite" not in str(error):
+            raise
         raise ValueError(
             f"LIBSVM found no finite solution: the kernel values reach "
             f"{abs(K).max():.3g}, too large for its solver. Choose kernel parameters "
