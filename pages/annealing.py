@@ -44,9 +44,12 @@ data, labels, dataset = start_teaching_page(
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 
 lesson = st.empty()  # the verdict of section 4, filled in once it has run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
+# the guided lesson: its button beside the settings (a row less above the first chart), its
+# steps under them
+lesson_button, settings = st.columns([1, 5], vertical_alignment="top")
+lesson_box = st.container()
 # The settings fold away: at 1024 x 768 the effective loss is on the first screen.
-with st.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
+with settings.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
     left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
     preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
                                           "DeterministicAnnealingS3VM")

@@ -34,9 +34,12 @@ data, labels, dataset = start_teaching_page(
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
 
 lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
+# the guided lesson: its button beside the settings (a row less above the first chart), its
+# steps under them
+lesson_button, settings = st.columns([1, 5], vertical_alignment="top")
+lesson_box = st.container()
 # The settings fold away: at 1024 x 768 the landscape is on the first screen.
-with st.expander("Settings: the parameters, C = C* and the slice of the landscape"):
+with settings.expander("Settings: the parameters, C = C* and the slice of the landscape"):
     left, middle, right = st.columns(3)
     preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
     sigma = preset_params.get("sigma")

@@ -34,8 +34,11 @@ st.markdown(
 state.keep_teaching_widgets(state.MINIMA_DATA, state.MINIMA_N, state.MINIMA_DRAWS,
                             state.MINIMA_SIGMA)
 lesson = st.empty()  # what the draws say, filled in once they have run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
-with st.expander("Settings: the data, its size, the label draws and the kernel width"):
+# the guided lesson: its button beside the settings (a row less above the first chart), its
+# steps under them
+lesson_button, settings = st.columns([1, 5], vertical_alignment="top")
+lesson_box = st.container()
+with settings.expander("Settings: the data, its size, the label draws and the kernel width"):
     left, middle, right = st.columns(3)
     left.selectbox("data set", lessons.MINIMA_DATA_SETS, key=state.MINIMA_DATA,
                    format_func=lambda name: DATASETS[name].title)

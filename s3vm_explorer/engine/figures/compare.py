@@ -257,8 +257,12 @@ def minima_figure(rows, titles: dict | None = None) -> go.Figure:
     for line in ("x", "y"):  # the global minimum's own place
         getattr(fig, f"add_{'v' if line == 'x' else 'h'}line")(
             **{line: 0}, line={"color": "#999999", "dash": "dot", "width": 1})
-    fig.update_layout(height=440, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
+    # The legend at the foot of the figure, under the x axis' title: placed by the figure's
+    # height, not the plot's, it stays clear of the title when the window is resized (a
+    # legend under the plot in the plot's units met the title after a resize).
+    fig.update_layout(height=440, margin={"l": 10, "r": 10, "t": 30, "b": 110},
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"})
     fig.update_xaxes(title_text="objective above the global minimum (%)", rangemode="tozero")
     fig.update_yaxes(title_text="error − the global optimum's (points)", zeroline=False)
     return fig
