@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from s3vm_explorer.engine.figures.palette import BASELINE_COLOR
+from s3vm_explorer.engine.figures.theme import HEADING_SIZE, TEXT_SIZE
 from s3vm_explorer.engine.figures.traces import log_axis
 from s3vm_explorer.engine.presets import DEFAULT
 from s3vm_explorer.engine.registry import SOLVERS
@@ -47,7 +48,7 @@ def _is_default_preset(name: str) -> bool:
 
 
 #: The errors chart's text size (px): readable on a projector and at 1024 x 768.
-ERRORS_FONT = 13
+ERRORS_FONT = TEXT_SIZE
 #: The reference SVM's run name (``engine.comparison.BASELINE``): its own SVM is itself.
 _REFERENCE = "SVMBaseline"
 
@@ -143,11 +144,12 @@ def _bars_height(n_bars: int) -> int:
 
 
 #: Pixel sizes of the objective small multiples: a panel's plot area, a panel title's line
-#: (12 px text), and what an x axis takes below a panel (ticks and title).
-PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 17, 44
-#: Characters of a panel title's line: four panels in a row, 20 characters of 12 px text (about
-#: 115 px) fit a panel and its spacing in the narrowest chart (564 px wide, in a window 1024 px
-#: wide: 100 px a panel, 30 px between panels).
+#: (14 px text, ``theme.HEADING_SIZE``), and what an x axis takes below a panel (ticks and
+#: title).
+PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 19, 48
+#: Characters of a panel title's line: four panels in a row, 20 characters of 14 px text
+#: (about 135 px) fit a panel and its spacing in the chart of a window 1024 px wide with the
+#: sidebar open (676 px: 125 px a panel, 40 px between panels).
 PANEL_TITLE_WIDTH = 20
 
 
@@ -191,7 +193,7 @@ def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) 
     fig.update_yaxes(rangemode="tozero", showgrid=True)
     for row in range(1, n_rows + 1):
         fig.update_yaxes(title_text="error (%)", row=row, col=1)
-    fig.update_annotations(font={"size": 12}, yshift=2)  # the panel titles
+    fig.update_annotations(font={"size": HEADING_SIZE}, yshift=2)  # the panel titles
     fig.update_layout(height=plot_height + title_height + X_AXIS_HEIGHT + 10,
                       margin={"l": 10, "r": 10, "t": title_height, "b": X_AXIS_HEIGHT + 10})
     return fig

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from s3vm_explorer.engine.figures.theme import HEADING_SIZE
 from s3vm_explorer.engine.figures.traces import log_axis
 
 TEACHING_HEIGHT = 420
@@ -52,7 +53,6 @@ def landscape_figure(ts: np.ndarray, curves, gamma0: float, gamma_end: float) ->
     fig.update_layout(
         height=TEACHING_HEIGHT, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title=f"L_γ along the slice (γ0 = {gamma0:.3g}, γ_end = {gamma_end:.3g})",
-        legend={"font": {"size": 11}},
     )
     fig.update_xaxes(title_text="t (position along the slice)", zeroline=True,
                      zerolinecolor="#cccccc", showgrid=False)
@@ -229,7 +229,7 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         end = min(iterations[-1], max(1.25 * end, end + 10))
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
-    fig.update_annotations(font={"size": 13})
+    fig.update_annotations(font={"size": HEADING_SIZE})
     fig.update_layout(height=TEACHING_HEIGHT + 50,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
