@@ -321,7 +321,7 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     assert len({c for colors in worn.values() for c in colors}) == 3
     # the objective panels' titles: short lines, and the rows close together
     texts = [a["text"] for a in objective["layout"]["annotations"]]
-    assert texts[:2] == ["LDS<br>as in the paper", "LDS<br>the generic default"]
+    assert texts[:2] == ["LDS<br>as in the paper", "LDS<br>the generic<br>default"]
     assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
     assert objective["layout"]["margin"]["t"] >= 2 * 12  # two lines of 12 px above the panels
 

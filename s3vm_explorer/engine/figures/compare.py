@@ -147,10 +147,10 @@ def _bars_height(n_bars: int) -> int:
 #: (14 px text, ``theme.HEADING_SIZE``), and what an x axis takes below a panel (ticks and
 #: title).
 PANEL_HEIGHT, TITLE_LINE, X_AXIS_HEIGHT = 150, 19, 48
-#: Characters of a panel title's line: four panels in a row, 20 characters of 14 px text
-#: (about 135 px) fit a panel and its spacing in the chart of a window 1024 px wide with the
-#: sidebar open (676 px: 125 px a panel, 40 px between panels).
-PANEL_TITLE_WIDTH = 20
+#: Characters of a panel title's line: four panels in a row, 18 characters of 14 px text
+#: (about 125 px) fit a panel and its spacing in the narrowest chart (564 px wide, in a
+#: window 1024 px wide: 100 px a panel, 30 px between panels).
+PANEL_TITLE_WIDTH = 18
 
 
 def compare_objective_figure(rows, titles: dict | None = None, n_cols: int = 4) -> go.Figure:

@@ -274,8 +274,8 @@ def test_compare_objective_panel_titles_fit_their_panels():
               "QNS3VM": "QN-S3VM (quasi-Newton)"}
     fig = compare_objective_figure(_rows(), titles)
     texts = [a.text for a in fig.layout.annotations]
-    assert texts == ["LapSVM in the primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
-    assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
+    assert texts == ["LapSVM in the<br>primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
+    assert all(len(line) <= 18 for text in texts for line in text.split("<br>"))
     assert fig.layout.margin.t >= 2 * fig.layout.annotations[0].font.size  # two lines fit
     lap = fig.data[0]
     assert list(lap.marker.symbol) == ["circle", "circle-open", "circle-open"]
@@ -373,7 +373,7 @@ def test_compare_objective_rows_of_panels_sit_close_and_titles_fit_their_panels(
     longest = max(len(line) for a in layout.annotations for line in a.text.split("<br>"))
     assert longest * 0.5 * font <= min(slots)
     texts = [a.text for a in layout.annotations]
-    assert "LDS<br>the generic default" in texts
+    assert "LDS<br>the generic<br>default" in texts
     assert "TSVM with label<br>switching<br>as in the paper" in texts
 
 
