@@ -186,8 +186,8 @@ st.caption(
     f"same kernel and the same weights: ∇TSVM's C = 1/(λ l) and C* = λ'/(λ u) are the costs of "
     f"(4) divided by λ. Each line is one draw, from the error of the supervised SVM with their "
     f"kernel and C (grey circle; the same SVM for both: {summary['DA']['baseline_svm']}) to "
-    f"the solver's (dot); a draw counts as a success with at most 1 % of the unlabeled points "
-    f"wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled point outside the "
+    f"the solver's (its shape); a draw counts as a success with at most 1 % of the unlabeled "
+    f"points wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled point outside the "
     f"margin never moves the boundary, at any stage (the paper's Figure 3); in DA's, at high "
     f"T, it does (Figure 2, and section 1 above)."
 )

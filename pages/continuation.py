@@ -136,7 +136,7 @@ st.caption(
     f"from the same {lessons.DRAWS} draws of one label per class (the first is the labeling a "
     "new data set starts with). Each line is one draw, from the error of the supervised SVM "
     "with their kernel and C (grey circle; the same SVM for both: "
-    f"{summary['cS3VM']['baseline_svm']}) to the solver's (dot). Gradient descent keeps the "
+    f"{summary['cS3VM']['baseline_svm']}) to the solver's (its shape). Gradient descent keeps the "
     "local minimum its annealing of C* leads it to; continuation starts from the convex L_γ0 "
     "and follows its minimum, so it lands in a poor one less often (the paper: 2.9 % against "
     "4.6 % on USPS)."

@@ -76,14 +76,14 @@ chart(minima_figure(rows, titles), description="; ".join(
     for name in dict.fromkeys(r["solver"] for r in local)
     if (mine := [r for r in local if r["solver"] == name])))
 st.caption(
-    "Each dot is one solver on one label draw: how far its objective is above the global "
-    "minimum (right), and how many percentage points more of the unlabeled points it gets "
-    "wrong than the global optimum (up). A filled dot ended in the global minimum's basin: "
-    "its labeling of the unlabeled points is an optimal one (cS3VM, ∇TSVM and QN-S3VM "
-    "minimize a smoothed objective, so even then they stay a little right of 0). Look for two "
-    "things: which solvers sit near 0 (they approximate the global solution well), and "
-    "whether the dots rise to the right (better optima classify better: the continuation "
-    "paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
+    "Each mark is one solver on one label draw, in the solver's colour and shape: how far its "
+    "objective is above the global minimum (right), and how many percentage points more of the "
+    "unlabeled points it gets wrong than the global optimum (up). A filled mark ended in the "
+    "global minimum's basin: its labeling of the unlabeled points is an optimal one (cS3VM, "
+    "∇TSVM and QN-S3VM minimize a smoothed objective, so even then they stay a little right of "
+    "0). Look for two things: which solvers sit near 0 (they approximate the global solution "
+    "well), and whether the marks rise to the right (better optima classify better: the "
+    "continuation paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
 )
 
 st.header("2 · Per solver, over the draws")

@@ -38,7 +38,7 @@ def test_no_local_solver_is_below_the_global_minimum():
 def test_a_smoothed_solver_in_the_right_basin_counts_as_finding_it():
     """cS3VM minimizes a smoothed loss, so its own objective stays above the global minimum even
     when its labeling of the unlabeled points is an optimal one: the page counts that labeling
-    (a filled dot), not the surrogate's point."""
+    (a filled mark), not the surrogate's point."""
     rows = lessons.local_minima(Generated("two_moons", 30, 0.05, 0), 1, None, 10.0)
     (continuation,) = [r for r in rows if r["solver"] == "ContinuationS3VM"]
     assert continuation["gap"] > 1e-3 and continuation["found_basin"]

@@ -17,15 +17,16 @@ from s3vm_explorer.engine.figures.palette import (
     DARK_FILL_OPACITY,
     DECISION_FILL,
     REGION_WEIGHT,
+    SOLVER_PALETTE,
+    SOLVER_PALETTE_DARK,
 )
 
 TRANSPARENT = "rgba(0,0,0,0)"
 #: Colours of a light page that vanish or glare on a dark one, beyond the film's.
 _SWAPS = {**DARK_COLORS, "black": "#E8E8E8", "#000000": "#E8E8E8", "white": TRANSPARENT,
           "#FFFFFF": TRANSPARENT, "#ffffff": TRANSPARENT,
-          # Tol's indigo and wine among the solvers' colours (``compare.SOLVER_PALETTE``) are
-          # too dark to see on a dark page: lighter tones of the same hues
-          "#332288": "#8877DD", "#882255": "#DD6699"}
+          # the solvers' colours: a palette of their own on a dark page, as far apart there
+          **dict(zip(SOLVER_PALETTE, SOLVER_PALETTE_DARK, strict=True))}
 
 
 def _rgba(color: str, alpha: float) -> str:
