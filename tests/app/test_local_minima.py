@@ -18,7 +18,7 @@ def test_the_page_places_each_local_minimum_against_the_global_one(app):
     names = {trace["name"] for trace in spec["data"] if trace.get("type") == "scatter"}
     assert {"cS3VM (continuation)", "DA (deterministic annealing)"} <= names
     assert "Supervised SVM (labeled points only)" not in names  # its gap would flatten the rest
-    (table,) = at.dataframe
+    (table,) = at.table
     assert len(table.value) == 6  # the SVM, five local solvers
     said = shown(at.info[0].value)
     assert said.startswith("On 3 label draws of 30 points: the global optimum errs on")

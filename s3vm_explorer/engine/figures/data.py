@@ -101,7 +101,8 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
         fig.update_xaxes(**hidden, row=row, col=col)
         fig.update_yaxes(**hidden, constraintoward="top", row=row, col=col,
                          scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
-    fig.update_layout(height=_multiples_row_height(X2, display_grid) * n_rows + 40,
+    panel_width = 2 * PANEL_WIDTH / n_cols  # (the width of two panels a row, shared)
+    fig.update_layout(height=_multiples_row_height(X2, display_grid, panel_width) * n_rows + 40,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
     return fig
 
@@ -115,11 +116,11 @@ def _aspect(X2: np.ndarray, display_grid=None) -> float:
     return width / height if height > 0 else 1.0
 
 
-def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
+def _multiples_row_height(X2: np.ndarray, display_grid, panel_width: float = PANEL_WIDTH) -> int:
     """A row of small multiples: its title and a picture of the data's aspect ratio at
-    ``PANEL_WIDTH``, between 150 and ``PANEL_WIDTH`` px tall."""
+    ``panel_width``, between 120 and ``panel_width`` px tall."""
     aspect = _aspect(X2, display_grid)
-    return 30 + int(np.clip(PANEL_WIDTH / max(aspect, 1e-9), 150, PANEL_WIDTH))
+    return 30 + int(np.clip(panel_width / max(aspect, 1e-9), 120, panel_width))
 
 
 def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,
