@@ -33,6 +33,10 @@ def _empty_places(X2: np.ndarray, grid_x, grid_y) -> np.ndarray:
     return nodes[distance > 1.0]
 
 
+#: Height (px) of the Data page's chart to label.
+LABELING_HEIGHT = 400
+
+
 def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
                     empty_space: tuple | None = None, n_classes: int = 2) -> go.Figure:
     """The clickable scatter of the Data page: the points' trace, ``customdata`` = point index.
@@ -50,8 +54,11 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
             showlegend=False,
             marker={"size": 6, "opacity": 0, "color": "black"}, hoverinfo="none",
             selected=invisible, unselected=invisible))
+    # 400 px: whole on the Data page's first screen at 1024 x 768 (as wide as two moons at
+    # equal scales there); room above for a title only when there is one
     fig.update_layout(
-        title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10}, uirevision="labels",
+        title=title, height=LABELING_HEIGHT, margin={"l": 10, "r": 10, "t": 40 if title else 10,
+                                                     "b": 10}, uirevision="labels",
     )
     fig.update_xaxes(showgrid=False, zeroline=False)
     fig.update_yaxes(showgrid=False, zeroline=False)
