@@ -193,6 +193,7 @@ function showNumbers(k) {
 
 function makeNumbers() {
   const box = byId("numbers");
+  box.style.setProperty("--cells", String(args.numbers.length));
   box.replaceChildren(...args.numbers.map((number) => {
     const cell = document.createElement("div");
     cell.className = "cell";
@@ -205,6 +206,29 @@ function makeNumbers() {
     }
     return cell;
   }));
+}
+
+// Each value and note as tall as its tallest on any frame at the numbers' present width: a
+// value wrapping onto a second line on one frame pushed everything below it down.
+const MEASURED = 6;  // the longest texts of a number measured (its longest is its tallest)
+
+function reserveNumbers() {
+  const longest = (texts) => [...new Set(texts)].sort((a, b) => b.length - a.length)
+    .slice(0, MEASURED);
+  const cells = byId("numbers").children;
+  args.numbers.forEach((number, i) => {
+    for (const [part, texts] of [["value", number.values], ["note", number.notes || [""]]]) {
+      const element = cells[i].querySelector(`.${part}`);
+      element.style.minHeight = "";
+      let tallest = 0;
+      for (const text of longest(texts)) {
+        element.textContent = text;
+        tallest = Math.max(tallest, element.offsetHeight);
+      }
+      element.style.minHeight = `${tallest}px`;
+    }
+  });
+  showNumbers(film.frame);
 }
 
 function canvasFor(canvas) {
@@ -519,6 +543,7 @@ function sendHeight() {
 
 function refit() {
   if (!plot._fullLayout || !args) return;
+  reserveNumbers();  // (their columns' width changed)
   const width = stageWidth();
   const height = fittedHeight(width);
   const layout = plot._fullLayout;
@@ -1029,7 +1054,7 @@ async function render(next) {
     scrub.max = String(lastFrame());
     film.frame = Math.min(next.frame, lastFrame());
     makeNumbers();
-    showNumbers(film.frame);
+    reserveNumbers();
     holdFrames();
     byId("stage").setAttribute("aria-label", next.label || "the solver's film");
     const figure = JSON.parse(next.figure);
