@@ -217,7 +217,7 @@ def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
         assert sizes["clipped"] == []
         assert sizes["player_bottom"] <= height, (sizes, path)
         # the toggles above the film say their whole names ("pres…" at 1024 px before)
-        for label in ("presentation", "supervised SVM (dashed)"):
+        for label in ("presentation", "supervised SVM"):
             cut = page.get_by_text(label, exact=True).evaluate(
                 """el => { for (let at = el; at && at.tagName !== 'LABEL';
                                 at = at.parentElement)

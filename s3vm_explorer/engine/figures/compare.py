@@ -263,9 +263,13 @@ def minima_figure(rows, titles: dict | None = None) -> go.Figure:
     for line in ("x", "y"):  # the global minimum's own place
         getattr(fig, f"add_{'v' if line == 'x' else 'h'}line")(
             **{line: 0}, line={"color": "#999999", "dash": "dot", "width": 1})
-    # 400 px: whole on the first screen of the Local minima page at 1024 x 768
-    fig.update_layout(height=400, margin={"l": 10, "r": 10, "t": 20, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
+    # The legend at the foot of the figure, under the x axis' title: placed by the figure's
+    # height, not the plot's, it stays clear of the title when the window is resized (a
+    # legend under the plot in the plot's units met the title after a resize). 400 px: whole
+    # on the first screen of the Local minima page at 1024 x 768.
+    fig.update_layout(height=400, margin={"l": 10, "r": 10, "t": 20, "b": 110},
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"})
     fig.update_xaxes(title_text="objective above the global minimum (%)", rangemode="tozero")
     fig.update_yaxes(title_text="error − the global optimum's (points)", zeroline=False)
     return fig

@@ -230,9 +230,12 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
     fig.update_annotations(font={"size": HEADING_SIZE})
-    fig.update_layout(height=TEACHING_HEIGHT + 50,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      legend={"orientation": "h", "y": -0.2})
+    # (the legend at the figure's foot, as on the Local minima chart: clear of the axis titles
+    # when the window is resized)
+    fig.update_layout(height=TEACHING_HEIGHT + 100,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 110},
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"})
     return fig
 
 
