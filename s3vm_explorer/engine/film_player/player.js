@@ -525,8 +525,9 @@ function fittedHeight(width) {
     }
   }
   if (stacked(width)) return stackedHeight(width, screenHeight);
+  // (the Save row, under the numbers, is left out: opening it moves nothing above it)
   const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
-    byId("export").offsetHeight + byId("motion").offsetHeight + byId("numbers").offsetHeight + 8;
+    byId("motion").offsetHeight + byId("numbers").offsetHeight + 8;
   const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
   return Math.round(Math.min(Math.max(wantedHeight(width), SMALLEST), highest));
 }
@@ -977,6 +978,7 @@ async function offerPage() {
   link.title = "One HTML file with plotly.js inside: it plays this film with the same " +
     "controls in any browser, without the app or a network.";
   link.hidden = false;
+  if (!byId("export").hidden) showSaveRow();  // (the row grew by this link)
 }
 
 function forgetSaves() {
@@ -1003,9 +1005,27 @@ byId("exports").addEventListener("click", () => {
     describeSaves();
     if (saving.gif) byId("gif-save").hidden = false;
     offerPage().catch(console.error);
+    showSaveRow();
   }
-  refit();
 });
+
+// The Save row opens under the numbers, which stay where they are; the page scrolls to the
+// row once the page has made the player's frame taller for it (sendHeight), or at once when
+// it is tall enough already.
+function showSaveRow() {
+  const scroll = () => byId("export").scrollIntoView({ block: "nearest" });
+  if (standalone || document.body.scrollHeight <= window.innerHeight) {
+    scroll();
+    return;
+  }
+  const grown = () => {
+    clearTimeout(late);
+    window.removeEventListener("resize", grown);
+    scroll();
+  };
+  const late = setTimeout(grown, 500);
+  window.addEventListener("resize", grown);
+}
 byId("png").addEventListener("click", () => savePNG().catch(console.error));
 byId("gif").addEventListener("click", async () => {
   const button = byId("gif");
