@@ -164,6 +164,15 @@ CRITERION_COLORS = {
 }
 
 
+#: Each criterion's line pattern: its colour is not the only cue (a grey-scale print, a
+#: colour-blind eye); the two panels' curves differ by pattern within each panel.
+CRITERION_DASHES = {
+    "grad_norm": "solid", "grad_norm_preconditioned": "dash", "mixed_product": "dashdot",
+    "objective": "longdash", "objective_normalized": "longdashdot",
+    "stability": "solid", "validation": "dashdot", "mixed": "longdash",
+}
+
+
 CRITERION_TITLES = {
     "grad_norm": "‖∇‖", "grad_norm_preconditioned": "‖∇̂‖ (preconditioned)",
     "mixed_product": "√(∇̂ᵀ∇) (mixed product)", "objective": "relative objective decrease",
@@ -194,12 +203,14 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
     for name, values in classical.items():
         fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
                                  mode="lines", name=CRITERION_TITLES.get(name, name),
-                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555"),
+                                       "dash": CRITERION_DASHES.get(name, "solid")}),
                       row=1, col=1)
     for name, values in checks.items():
         fig.add_trace(go.Scatter(x=iterations, y=values, mode="lines",
                                  name=CRITERION_TITLES.get(name, name),
-                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555"),
+                                       "dash": CRITERION_DASHES.get(name, "solid")}),
                       row=1, col=2)
     if unlabeled_error is not None:
         fig.add_trace(go.Scatter(x=iterations, y=unlabeled_error, mode="lines",

@@ -87,3 +87,18 @@ def test_the_charts_that_tell_solvers_apart_give_each_its_colour_and_marker():
         k = names.index(trace.name)
         assert trace.marker.color == SOLVER_PALETTE[k]
         assert list(trace.marker.symbol) == [SOLVER_SYMBOLS[k], f"{SOLVER_SYMBOLS[k]}-open"]
+
+
+def test_the_stopping_criteria_differ_by_line_pattern_within_each_panel():
+    """LapSVM early stopping's criteria are told apart by colour and by their lines' pattern."""
+    import numpy as np
+
+    from s3vm_explorer.engine.figures.teaching import CLASSICAL, stopping_figure
+
+    iterations = np.arange(5)
+    classical = {name: np.linspace(1, 0.1, 5) for name in CLASSICAL}
+    checks = {name: np.linspace(1, 0, 5) for name in ("stability", "validation", "mixed")}
+    figure = stopping_figure(iterations, classical, checks, {}, unlabeled_error=np.zeros(5))
+    for panel in ("x", "x2"):
+        dashes = [t.line.dash for t in figure.data if t.xaxis == panel]
+        assert len(dashes) == len(set(dashes)), (panel, dashes)
