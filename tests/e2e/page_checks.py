@@ -101,3 +101,38 @@ def fewer_points(page) -> None:
     box.fill(N_POINTS)
     box.press("Enter")
     wait_for_metric(page, "unlabeled", str(int(N_POINTS) - 2), timeout=30)
+
+#: The smallest text of a page's plotly charts, in CSS px: of all their text, and of their
+#: titles (the chart's, its panels' and its axes') and legends (issue 42, item 2: read from
+#: the back row at 13 px and 14 px), with the smallest texts named.
+CHART_TEXT_SIZES = """(root) => {
+    const sized = (selector) => [...root.querySelectorAll(selector)]
+        .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
+        .map(t => [parseFloat(getComputedStyle(t).fontSize), t.textContent.slice(0, 30)])
+        .sort((a, b) => a[0] - b[0]);
+    const text = sized('.js-plotly-plot svg text, #plot svg text');
+    const headings = sized('.js-plotly-plot .gtitle, .js-plotly-plot .legendtext, '
+        + '.js-plotly-plot .annotation-text, .js-plotly-plot [class$="title"] text, '
+        + '#plot .legendtext, #plot .annotation-text');
+    return {text: text.length ? text[0][0] : null, headings: headings.length ? headings[0][0]
+            : null, smallest: text.slice(0, 3)};
+}"""
+
+#: Tables wider than their place: a data grid that scrolls sideways inside its box (its right
+#: columns cut until scrolled), or any table reaching past the main area's right edge.
+TABLES_CUT = """() => {
+    const main = document.querySelector('[data-testid="stMain"]').getBoundingClientRect();
+    const cut = [];
+    for (const table of document.querySelectorAll(
+            '[data-testid="stMain"] [data-testid="stDataFrame"], '
+            + '[data-testid="stMain"] [data-testid="stTable"]')) {
+        const box = table.getBoundingClientRect();
+        if (!box.width) continue;  // (in a folded expander)
+        const scrolls = [table, ...table.querySelectorAll('*')].some(e =>
+            /(auto|scroll|hidden)/.test(getComputedStyle(e).overflowX)
+            && e.scrollWidth > e.clientWidth + 1);
+        if (scrolls || box.right > main.right + 1)
+            cut.push((table.innerText || table.getAttribute('data-testid')).slice(0, 60));
+    }
+    return cut;
+}"""

@@ -1,9 +1,11 @@
 """One tour of every page in the browser, light and dark, as a lecturer would check a room:
 
-- at 1024 x 768 (a projector, the sidebar open as the app starts; issue 34): no error, each
-  page's picture on its first screen, no word cut by its box, no chart text drawn over other
-  text, plotly's toolbar only where it is a tool (the Data page's selection), the film's legend
-  clear of its titles, and in the dark theme a dark page;
+- at 1024 x 768 (a projector, the sidebar open as the app starts; issues 34 and 42): no
+  error, each page's picture whole on its first screen (the Watch page's film also with its
+  lesson open), no word cut by its box, no table cut on the right, every chart's text at
+  least 13 px and its titles and legends 14 px, no chart text drawn over other text, plotly's
+  toolbar only where it is a tool (the Data page's selection), the film's legend clear of its
+  titles, and in the dark theme a dark page;
 - at 1920 x 1080 and on the whole page at 1400 px wide: the same charts drawn clear, and the
   whole page as a screenshot;
 - axe-core's WCAG 2.1 A and AA rules on the whole page, light and dark, after a run and with
@@ -29,10 +31,12 @@ from browser_helpers import (
     wait_until_idle,
 )
 from page_checks import (
+    CHART_TEXT_SIZES,
     CUT_TEXT,
     LEGEND_OVER_TITLES,
     OVERLAPS,
     SIDEWAYS,
+    TABLES_CUT,
     fewer_points,
     near_white,
     open_from_the_sidebar,
@@ -51,10 +55,11 @@ WHOLE_WIDTH = 1400
 #: 200 % zoom.
 REFLOW = [(320, 640), (700, 450)]
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
-#: The first picture of each page: the player's frame on the Watch page, else the first chart;
-#: the About and Compare pages open on text and a form.
-PICTURE = {"watch": PLAYER}
+#: Pages without a picture on their first screen: the About and Compare pages open on text and
+#: a form (``picture_bottom`` finds the others').
 NO_PICTURE = {"about", "compare"}
+#: Least size (CSS px) of a chart's text, and of its titles and legends (issue 42, item 2).
+TEXT_PX, HEADING_PX = 13, 14
 #: Plotly charts on a page once it has run: the teaching pages' lessons (the last of
 #: Continuation and Annealing: over 10 label draws) and the comparison's three.
 CHARTS = {"continuation": 4, "annealing": 5, "early_stopping": 2, "compare": 3, "hurt": 2,
@@ -79,6 +84,37 @@ def whole_page(page) -> None:
     resize(page, {"width": WHOLE_WIDTH, "height": max(900, min(height, 12_000))})
 
 
+def picture_bottom(page, file: str) -> float:
+    """Where the page's first picture ends, in the window: the film's plot on the Watch page
+    (in its frame), else the first chart."""
+    if file == "watch":
+        return _plot_bottom(page)
+    box = page.locator(".js-plotly-plot").first.bounding_box()
+    return box["y"] + box["height"]
+
+
+def _plot_bottom(page) -> float:
+    """The bottom of the film's plot in the window (the frame's locator gives page
+    coordinates)."""
+    box = page.frame_locator(PLAYER).locator("#plot").bounding_box()
+    return box["y"] + box["height"]
+
+
+def film_bottom_with_its_lesson(page) -> float:
+    """The film's plot's bottom with the Watch page's lesson open (its box stands above the
+    film), the lesson closed again after."""
+    page.get_by_role("button", name="Lesson", exact=True).click()
+    page.get_by_role("button", name="Close", exact=True).wait_for(timeout=30_000)
+    wait_until_idle(page)
+    film_player(page)
+    page.wait_for_timeout(500)  # the player fits the room left to it
+    bottom = _plot_bottom(page)
+    page.get_by_role("button", name="Close", exact=True).click()
+    wait_until_idle(page)
+    film_player(page)
+    return bottom
+
+
 def on_the_projector(page, file: str, scheme: str) -> list:
     """What is wrong with the page at 1024 x 768 (see the module's docstring)."""
     name = f"tour-{file}-{scheme}"
@@ -94,10 +130,18 @@ def on_the_projector(page, file: str, scheme: str) -> list:
         problems.append(("text cut", cut))
     if scheme == "dark" and (white := near_white(SCREENSHOTS / f"{name}-main.png")) > 0.03:
         problems.append(("white in the dark theme", round(white, 3)))
-    if file not in NO_PICTURE:
-        top = page.locator(PICTURE.get(file, ".js-plotly-plot")).first.bounding_box()["y"]
-        if top >= PROJECTOR["height"] - 200:
-            problems.append(("picture below the first screen", top))
+    if file not in NO_PICTURE and (bottom := picture_bottom(page, file)) > PROJECTOR["height"]:
+        problems.append(("picture not whole on the first screen", bottom))
+    if file == "watch" and (bottom := film_bottom_with_its_lesson(page)) > PROJECTOR["height"]:
+        problems.append(("film not whole on the first screen with its lesson open", bottom))
+    sizes = [page.locator("body").evaluate(CHART_TEXT_SIZES)]
+    if file == "watch":
+        sizes.append(page.frame_locator(PLAYER).locator("body").evaluate(CHART_TEXT_SIZES))
+    for size in sizes:
+        if (size["text"] or TEXT_PX) < TEXT_PX or (size["headings"] or HEADING_PX) < HEADING_PX:
+            problems.append(("chart text too small", size))
+    if cut := page.evaluate(TABLES_CUT):
+        problems.append(("table cut", cut))
     if file != "data" and page.locator(".modebar").count():  # it covers titles under the
         problems.append(("plotly toolbar", page.locator(".modebar").count()))  # pointer
     if file == "watch":

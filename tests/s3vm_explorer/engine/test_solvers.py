@@ -6,6 +6,7 @@ import pytest
 from s3vm_explorer.engine.registry import (
     GRAPH_NEIGHBORS,
     MDS_COMPONENTS,
+    S4VM_SEARCHES,
     SCALABLE_ABOVE,
     SOLVERS,
     make_estimator,
@@ -76,3 +77,10 @@ def test_qn_s3vms_form_gives_its_alpha_sequence_by_the_first_alpha_and_their_num
         params["alpha_1"].check(1.0)
     with pytest.raises(ValueError, match="τ \\(number of α\\) must be a whole number"):
         params["n_alphas"].check(2.5)
+
+
+def test_s4vm_above_the_size_runs_fewer_searches_and_the_page_says_how_many():
+    params, note = run_form("S4VM", ABOVE, {"sample_time": 100, "C1": 100.0})
+    assert params == {"sample_time": S4VM_SEARCHES, "C1": 100.0}
+    assert f"{S4VM_SEARCHES} of the paper's 100 local searches" in note
+    assert run_form("S4VM", SCALABLE_ABOVE, {"sample_time": 100}) == ({"sample_time": 100}, None)
