@@ -120,7 +120,7 @@ st.markdown(
     "labels**, then watch any solver; the teaching pages take one idea each apart."
 )
 for name, sentences, paper, pages in SOLVERS:
-    st.subheader(name)
+    st.header(name)
     st.markdown(sentences)
     shown_on = ", ".join(TITLES[file] for file in (*EVERY_SOLVER, *pages))
     st.caption(f"Paper: {paper}. Shown on: {shown_on}.")

@@ -1,5 +1,7 @@
 """Deterministic annealing: unknown labels become probabilities, frozen as the temperature falls."""
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 
@@ -12,6 +14,7 @@ from s3vm_explorer.engine.figures.data import (
     soft_labels_figure,
 )
 from s3vm_explorer.engine.figures.teaching import annealing_curves_figure, effective_loss_figure
+from s3vm_explorer.engine.guides import annealing_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
 from s3vm_explorer.engine.params import shown
 from s3vm_explorer.engine.presets import sigma_caption
@@ -19,6 +22,8 @@ from s3vm_explorer.engine.registry import scalable_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.guide import lesson as guided
+from s3vm_explorer.ui.guide import set_widget
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
 from toy_data import UNLABELED
@@ -39,6 +44,7 @@ data, labels, dataset = start_teaching_page(
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 
 lesson = st.empty()  # the verdict of section 4, filled in once it has run
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 # The settings fold away: at 1024 x 768 the effective loss is on the first screen.
 with st.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
     left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
@@ -56,13 +62,14 @@ with st.expander("Settings: the parameters, the loss V, λ and the fixed tempera
                       format_func="T = {:g}".format,
                       help="Table 5 runs DA at T = 0.1, 0.01, 0.001 without annealing.")
     st.caption(sigma_caption(dataset, "DeterministicAnnealingS3VM", preset, sigma))
-st.subheader("1 · The effective loss of an unlabeled point")
+st.header("1 · The effective loss of an unlabeled point")
 st.caption("Drawn without any data: for a fixed output f of an unlabeled point, the best p "
            "gives the loss V'_T(f) (§3.2).")
 loss_slot = st.empty()
 
 if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
-    chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), where=loss_slot)
+    chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), where=loss_slot,
+          description="The effective loss at T = 10, 1, 0.1, 0.01 and 0 for each loss V")
 require_both_classes(labels, "DA")
 
 source, label_key = state.data_source(), tuple(labels.tolist())
@@ -82,7 +89,9 @@ current = ends[st.session_state[state.DA_T_INDEX]]
 shown_T = sorted({temperatures[i] for i in np.linspace(0, len(ends) - 1, 6).round().astype(int)}
                  | {0.0}, reverse=True)
 with loss_slot.container():
-    chart(effective_loss_figure(shown_T, current_T=current.stage_value))
+    chart(effective_loss_figure(shown_T, current_T=current.stage_value), description=(
+        "The effective loss for each loss V at T = " + ", ".join(f"{T:.3g}" for T in shown_T)
+        + f"; the thick curve is the chosen T = {current.stage_value:.3g}"))
     st.caption(
         "Each panel is one loss V, each curve one temperature, shifted to minimum 0 (dark = "
         "hot, the lightest is "
@@ -92,17 +101,26 @@ with loss_slot.container():
         "pushes outputs out of the margin — the non-convex S3VM loss appears only gradually."
     )
 
-st.subheader("2 · Soft labels at the chosen temperature")
+st.header("2 · Soft labels at the chosen temperature")
 # one above the other: side by side at 1024 px the moons were squeezed into a tall empty box
+soft = np.asarray(current.extras["p"], dtype=float)[labels == UNLABELED]
 chart(soft_labels_figure(data.X2, labels, current.extras["p"],
-                         f"p at T = {current.stage_value:.3g}"))
+                         f"p at T = {current.stage_value:.3g}"), description=(
+    f"At T = {current.stage_value:.3g}, of the {soft.size} unlabeled points "
+    f"{int(np.sum(soft >= 0.9))} have p ≥ 0.9 (class 1), {int(np.sum(soft <= 0.1))} have "
+    f"p ≤ 0.1 (class 0) and {int(np.sum((soft > 0.1) & (soft < 0.9)))} are still undecided"))
 st.caption(
     "Colour is p, the probability of class 1 (blue) against class 0 (vermillion); yellow is "
     "undecided (p = ½). Move the temperature: at T0 everything is near the class balance r, "
     "and each cluster turns to one colour as T falls."
 )
-chart(annealing_curves_figure(temperatures, [s.extras["entropy"] for s in ends],
-                              [s.objective for s in ends], current.stage_value))
+entropies = [float(s.extras["entropy"]) for s in ends]
+chart(annealing_curves_figure(temperatures, entropies, [s.objective for s in ends],
+                              current.stage_value), description=(
+    f"{len(ends)} temperatures from T = {temperatures[0]:.3g} to {temperatures[-1]:.3g}: the "
+    f"entropy goes from {entropies[0]:.3g} to {entropies[-1]:.3g} nats and the objective J_T "
+    f"from {ends[0].objective:.4g} to {ends[-1].objective:.4g}; the chosen T is "
+    f"{current.stage_value:.3g}"))
 st.caption(
     "Entropy S(p) and objective J_T at the end of each temperature; annealing reads left to "
     "right. DA lowers T until the entropy is below ε = 1e-6 (Table 1; within ε of the least "
@@ -118,7 +136,7 @@ final_error = unlabeled_error(states[-1].train_decision, labels, data.y_true)
 cells[2].metric("unlabeled error", percent(final_error))
 cells[3].metric("run time", f"{seconds:.2f} s")
 
-st.subheader("3 · Does the annealing matter? DA against fixed T")
+st.header("3 · Does the annealing matter? DA against fixed T")
 fixed = sorted(st.session_state[state.DA_FIXED_T], reverse=True)
 runs = [("DA (annealed)", states[-1], seconds)]
 for T, final, took in computed(lessons.fixed_temperature_runs, source, label_key, loss, lam,
@@ -134,7 +152,9 @@ st.dataframe(
     hide_index=True, width="stretch",
 )
 panels = [boundary_panel(name, s, grid) for name, s, _ in runs]
-chart(boundary_multiples_figure(panels, data.X2, labels, grid))
+chart(boundary_multiples_figure(panels, data.X2, labels, grid), description="; ".join(
+    f"{name}: {percent(unlabeled_error(s.train_decision, labels, data.y_true))} unlabeled error"
+    for name, s, _ in runs))
 st.caption(
     "The DA paper's Table 5 on your data: the same objective minimized from a single "
     "temperature, without annealing. Compare the objective column (lower is a better "
@@ -142,7 +162,7 @@ st.caption(
     "show it) and the boundaries: a cold start tends to freeze the first guess of p."
 )
 
-st.subheader(f"4 · The DA paper's Table 2: DA against ∇TSVM on {lessons.DRAWS} label draws")
+st.header(f"4 · The DA paper's Table 2: DA against ∇TSVM on {lessons.DRAWS} label draws")
 contenders = lessons.annealing_against_gradient(loss, lam, sigma, len(labels))
 bar = st.progress(0.0, text="Starting…")
 rows = computed(lessons.label_draws, source, contenders,
@@ -151,22 +171,34 @@ rows = computed(lessons.label_draws, source, contenders,
                     done / total, text=f"{done} of {total} fits finished"), parallel=True)
 bar.empty()
 summary = {s["solver"]: s for s in summarize(rows)}
-chart(compare_errors_figure(rows, {"DA": f"DA ({loss.replace('_', ' ')})",
-                                   "SVMBaseline": "supervised SVM"}))
+verdict = " · ".join(
+    f"**{name}**: {summary[name]['successes']}/{summary[name]['draws']} successes, "
+    f"{percent(summary[name]['mean_error'])} mean unlabeled error, "
+    f"{summary[name]['paired'].sentence('the SVM of the same kernel and C')}"
+    for name in ("DA", "∇TSVM"))
+chart(compare_errors_figure(rows, {"DA": f"DA ({loss.replace('_', ' ')})"}),
+      description=verdict.replace("**", ""))
 st.caption(
     f"Table 2 of the paper counts, over 10 random choices of 2 labeled points on 2MOONS and "
     f"2CIRCLES, the runs that classify the unlabeled points right: DA with the hinge loss 10 "
     f"and 10, ∇TSVM 3 and 2. Here both run on your data from the same {lessons.DRAWS} draws of "
     f"one label per class (the first is the labeling a new data set starts with), with the "
     f"same kernel and the same weights: ∇TSVM's C = 1/(λ l) and C* = λ'/(λ u) are the costs of "
-    f"(4) divided by λ. Each dot is one draw; a draw counts as a success with at most 1 % of "
-    f"the unlabeled points wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled "
-    f"point outside the margin never moves the boundary, at any stage (the paper's Figure "
-    f"3); in DA's, at high T, it does (Figure 2, and section 1 above)."
+    f"(4) divided by λ. Each line is one draw, from the error of the supervised SVM with their "
+    f"kernel and C (grey circle; the same SVM for both: {summary['DA']['baseline_svm']}) to "
+    f"the solver's (dot); a draw counts as a success with at most 1 % of the unlabeled points "
+    f"wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled point outside the "
+    f"margin never moves the boundary, at any stage (the paper's Figure 3); in DA's, at high "
+    f"T, it does (Figure 2, and section 1 above)."
 )
-verdict = " · ".join(
-    f"**{name}**: {summary[name]['successes']}/{summary[name]['draws']} successes, "
-    f"{percent(summary[name]['mean_error'])} mean unlabeled error" for name in ("DA", "∇TSVM"))
+st.caption(
+    f"∇TSVM runs here with {lessons.run_settings(contenders, '∇TSVM')}, DA's weights. The "
+    "Continuation page runs it with cS3VM's setting instead, C = C* (100 as in the cS3VM "
+    "paper): a far heavier weight on the unlabeled points, so its count of good draws there "
+    "differs from this one."
+)
 if forms := scalable_caption(rows, len(labels), {}):
     st.caption(forms)
 lesson.info(f"The DA paper's Table 2 on your data (section 4): {verdict}.")
+guided(annealing_guide(states, labels, [(name, s) for name, s, _ in runs], summary, data.y_true),
+       lesson_button, lesson_box, on_step=partial(set_widget, state.DA_T_INDEX))

@@ -4,14 +4,20 @@ import numpy as np
 import streamlit as st
 
 from s3vm_explorer.engine import lessons
-from s3vm_explorer.engine.comparison import BASELINE, rows_to_csv, summarize
+from s3vm_explorer.engine.comparison import (
+    BASELINE,
+    FEWEST_DRAWS_FOR_A_VERDICT,
+    REFERENCE,
+    rows_to_csv,
+    summarize,
+    verdict_counts,
+)
 from s3vm_explorer.engine.figures.compare import (
     compare_errors_figure,
     compare_objective_figure,
     compare_time_figure,
 )
 from s3vm_explorer.engine.markdown import literal
-from s3vm_explorer.engine.metrics import UNKNOWN, percent
 from s3vm_explorer.engine.params import LABEL_DRAWS, LABELS_PER_DRAW, problems
 from s3vm_explorer.engine.presets import BOTH, CHOSEN_BY_CV, DEFAULT, PAPER, TITLES
 from s3vm_explorer.engine.registry import SOLVERS, scalable_caption
@@ -21,6 +27,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import number_box
 from s3vm_explorer.ui.runs import computed, current_data, forget_job, lesson_key
 from s3vm_explorer.ui.sidebar import start_page
+from s3vm_explorer.ui.verdicts import counts_line, in_words, key_numbers, verdict_table
 
 DRAWS, PER_CLASS = LABEL_DRAWS, LABELS_PER_DRAW
 
@@ -32,7 +39,10 @@ st.markdown(
     "draws, as in the DA paper's Table 2 (10 draws of 2 labeled points on 2MOONS and 2CIRCLES, "
     "counting the runs that classify the unlabeled points right), with its parameters as in "
     "the paper, its generic defaults, both side by side, or chosen on each draw by "
-    "cross-validation on its labels alone."
+    "cross-validation on its labels alone. Did the unlabeled points help? Each solver is "
+    "measured against *its own* supervised SVM on the same draws — the same kernel, width and "
+    "C on the same labeled points, or the SVM chosen by the same folds — and a difference is "
+    "claimed only where the paired Wilcoxon test over the draws supports it (p < 0.05)."
 )
 data, labels = current_data()
 titles = {name: spec.title for name, spec in SOLVERS.items()}
@@ -59,7 +69,8 @@ with st.form(state.COMPARE_FORM, border=False):
     first, second = st.columns(2)
     number_box(first, DRAWS, state.COMPARE_DRAWS)
     number_box(second, PER_CLASS, state.COMPARE_PER_CLASS)
-    st.multiselect("solvers (the supervised SVM baseline always runs)", choices,
+    st.multiselect("solvers (each against its own supervised SVM; the supervised SVM at "
+                   "its preset always runs as a reference)", choices,
                    key=state.COMPARE_SOLVERS, format_func=titles.get)
     st.radio("parameters", list(PRESET_CHOICES), key=state.COMPARE_PRESET,
              format_func=PRESET_CHOICES.get, horizontal=True,
@@ -116,37 +127,28 @@ if stored["key"] != description:
 
 rows = stored["rows"]
 summary = summarize(rows)
-st.subheader("Success rate and error")
-# Short headers, the rest in each column's tooltip: with long ones the table was wider than
-# the page below 1920 px, and a right-aligned number of a cut column did not show at all.
-COLUMNS = {
-    "successes": "Draws with at most 1 % of the unlabeled points wrong, of the draws that ran "
-                 "(unknown without true classes to score).",
-    "error (%)": "Mean unlabeled error over the draws.",
-    "spread (%)": "Standard deviation of the unlabeled error over the draws.",
-    "vs SVM (percentage points)": "Mean difference with the supervised SVM's unlabeled error, "
-                                  "draw by draw: negative means the unlabeled data helped.",
-    "time (s)": "Median wall-clock time of one fit.",
-    "failed": "Runs that stopped with an error.",
-}
-st.dataframe(
-    [dict(zip(["solver", *COLUMNS], [
-        titles.get(s["solver"], s["solver"]),
-        f"{s['successes']} / {s['scored']}" if s["scored"] else UNKNOWN,
-        percent(s["mean_error"]).removesuffix(" %"), percent(s["error_std"]).removesuffix(" %"),
-        percent(s["mean_error_vs_baseline"]).removesuffix(" %"), round(s["median_seconds"], 3),
-        s["failed"]], strict=True))
-     for s in summary],
-    hide_index=True, width="stretch",
-    column_config={name: st.column_config.Column(help=text) for name, text in COLUMNS.items()},
-)
+st.header("Success rate and error")
+verdict_table(summary, lambda solver: chart_titles.get(solver, solver).partition(" (")[0])
 st.caption(
     "A success is a draw with at most 1 % of the unlabeled points wrong: the DA paper's Table 2 "
     "counts perfect draws, but at this app's noise a point or two lie across any sensible "
-    "boundary. 'vs SVM' is the mean difference in unlabeled error, in percentage points, with "
-    "the supervised SVM trained on the labeled points alone, draw by draw: negative means the "
-    "unlabeled data helped."
+    "boundary. Errors are means over the draws ± the half-width of their 95 % confidence "
+    "interval. The supervised SVM of the first row runs at its preset, a reference: no solver "
+    "is measured against it, each against its own SVM."
 )
+
+st.header("Did the unlabeled points help?")
+compared = [s for s in summary if s["verdict"] != REFERENCE]
+counts = verdict_counts(compared)
+draws = stored["key"][1]
+if compared:
+    st.markdown(counts_line(counts, len(compared), draws))
+if draws < FEWEST_DRAWS_FOR_A_VERDICT:
+    st.info(f"With {draws} draw{'s' if draws > 1 else ''} the paired test cannot reach "
+            f"p < 0.05 even when every draw favours one side (its p is then "
+            f"2 / 2^{draws} = {2 / 2 ** draws:.2g}): no solver can be called better or worse. "
+            f"Choose k ≥ {FEWEST_DRAWS_FOR_A_VERDICT} (the DA paper's Table 2 uses 10).")
+st.markdown("\n".join(in_words(s, titles.get(s["solver"], s["solver"])) for s in compared))
 if stored["key"][4] == CHOSEN_BY_CV:
     # what a user without the true classes can know: the held-out labels' verdict
     did_not_help = [
@@ -170,17 +172,22 @@ if failures:
     st.warning(f"{len(failures)} run(s) failed, e.g. {titles.get(failures[0]['solver'])}: "
                f"{literal(failures[0]['error'])}")
 
-chart(compare_errors_figure(rows, chart_titles))
+chart(compare_errors_figure(rows, chart_titles),
+      description=key_numbers(summary, lambda solver: chart_titles.get(solver, solver)))
 both = stored["key"][4] == BOTH
 st.caption(
-    "Each dot is one label draw, each box one solver, in its colour on every chart of the page"
-    + (" (hollow: its generic defaults, beside its paper's setting)" if both else "")
-    + "; the dashed line is the supervised SVM's mean error. A wide box means the solver's "
-    "result depends on which points were labeled; dots at or near 0 are the successes."
+    "One band per solver, in its colour on every chart of the page"
+    + (" (diamonds: its generic defaults, beside its paper's setting)" if both else "")
+    + "; in it each line is one label draw, from the error of the solver's own supervised SVM "
+    "on that draw (grey circle) to the solver's (dot). A line that goes left means the "
+    "unlabeled points helped on that draw, a dot on its circle is a tie; dots spread wide mean "
+    "the result depends on which points were labeled, dots at or near 0 are the successes."
 )
 
-st.subheader("Does a lower objective mean a lower error?")
-chart(compare_objective_figure(rows, chart_titles))
+st.header("Does a lower objective mean a lower error?")
+chart(compare_objective_figure(rows, chart_titles),
+      description="One panel per solver: each draw's objective against its unlabeled error, "
+                  "a filled dot for a success")
 st.caption(
     "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
     "filled for a success and open for a failure. Each solver minimizes its own objective, so "
@@ -188,8 +195,13 @@ st.caption(
     "classify better, which is why these papers care about escaping local minima."
 )
 
-st.subheader("Time")
-chart(compare_time_figure(summary, chart_titles))
+st.header("Time")
+timed = sorted(summary, key=lambda s: s["median_seconds"])
+chart(compare_time_figure(summary, chart_titles), description=(
+    f"Median fit times from {timed[0]['median_seconds']:.3g} s "
+    f"({chart_titles.get(timed[0]['solver'], timed[0]['solver'])}) to "
+    f"{timed[-1]['median_seconds']:.3g} s "
+    f"({chart_titles.get(timed[-1]['solver'], timed[-1]['solver'])})"))
 st.caption("Median wall-clock time of one fit over the draws (log scale), two fits at a time "
            "on this server" + ("; hatched: a solver's generic defaults." if both else "."))
 st.download_button("Download every run as CSV", rows_to_csv(rows),

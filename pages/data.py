@@ -12,9 +12,12 @@ from s3vm_explorer.engine.registry import SOLVERS
 from s3vm_explorer.ui import labelling, state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import current_preset, number_box
+from s3vm_explorer.ui.keyboard import labelling_keys
 from s3vm_explorer.ui.runs import current_data
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import UNLABELED, class_count
+from toy_data.files import counted
+from toy_data.scaling import SCALE_RATIO, scales_sentence
 
 #: Spacing of the places a click on empty space can add a point at: 1/60 of the view.
 ADD_GRID = 60
@@ -36,6 +39,17 @@ def additions(n_classes: int) -> dict:
             **{(c, True): f"{CLASS_NAMES[c].split()[0]} a labeled point of class {c}"
                for c in range(n_classes)},
             **{(c, False): f"an unlabeled point of class {c}" for c in range(n_classes)}}
+
+
+def scaling_line(upload) -> str:
+    """The uploaded file's scales in one line: whether its features are standardized, and why
+    (``toy_data.scaling``)."""
+    spread = literal(scales_sentence(upload.X, upload.feature_names))
+    if upload.standardized:
+        return f"**Standardized** to z-scores on every page: {spread}."
+    if upload.scale_ratio > SCALE_RATIO:
+        return f"**As the file writes them**: {spread}; a kernel sees mostly the largest."
+    return f"As the file writes them: {spread}."
 
 
 # (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
@@ -63,16 +77,27 @@ with st.expander("Your own data: upload a file", expanded=upload is not None):
     if upload is not None:
         names = ", ".join(f"{c} = {literal(name)}" for c, name in enumerate(upload.classes))
         shown_file, back = st.columns([3, 1], vertical_alignment="center")
-        shown_file.success(f"In use: **{literal(upload.name)}**, {len(y_true)} points, "
-                           f"{X.shape[1]} features, {n_classes} classes ({names}).")
+        shown_file.success(f"In use: **{literal(upload.name)}**, {counted(len(y_true), 'point')}, "
+                           f"{counted(X.shape[1], 'feature')}, "
+                           f"{counted(n_classes, 'class', 'classes')} ({names}).")
         back.button("Back to the generated data", on_click=labelling.drop_upload,
                     key=state.DROP_UPLOAD, width="stretch")
+        # Their scales in one line, with one click between z-scores and the file's own values
+        scales, scaling = st.columns([3, 1], vertical_alignment="center")
+        st.session_state[state.STANDARDIZE] = upload.standardized
+        scaling.toggle("standardized", key=state.STANDARDIZE, on_change=labelling.set_standardized,
+                       help="On: each feature as a z-score (minus its mean, over its standard "
+                            "deviation), on by default when the standard deviations differ by "
+                            f"more than {SCALE_RATIO:g} times. Off: as the file writes them. The "
+                            "labels and true classes stay the file's.")
+        scales.caption(scaling_line(upload))
         for note in upload.notes:  # what the reader warned of (a header row with numbers...)
             st.warning(literal(note))
         scored = int(np.sum((labels == UNLABELED) & (y_true != UNLABELED)))
-        st.caption(f"{scored} of the {int(np.sum(labels == UNLABELED))} unlabeled points have "
-                   "a true class in the file (its `truth` column): the error on the unlabeled "
-                   "points is measured on those" if scored else
+        unlabeled = int(np.sum(labels == UNLABELED))
+        st.caption(f"{scored} of the {counted(unlabeled, 'unlabeled point')} "
+                   f"{'has' if unlabeled == 1 else 'have'} a true class in the file (its `truth` "
+                   "column): the error on the unlabeled points is measured on those." if scored else
                    "No unlabeled point has a true class in the file: the error on the "
                    "unlabeled points is unknown. A column named `truth` gives them.")
 
@@ -101,18 +126,29 @@ for column, (name, count) in zip(
     column.metric(name, count)
 
 title = "" if flat else (f"first two principal components of {X.shape[1]}-D data"
-                         if data.view.is_projection else "the line of 1-D data")
+                         if data.view.is_projection else
+                         f"the line of 1-D data: {literal(data.view.titles[0])}")
 adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
 empty_space = data.grid(ADD_GRID) if adding else None
+# The same labelling by keyboard, in a box above the chart (ui/keyboard.py)
+labelling_keys(data.X2, labels, n_classes, on_change=labelling.apply_keys)
+n_unlabeled = int(np.sum(labels == UNLABELED))
 chart(labeling_figure(data.X2, labels, title, empty_space, n_classes), toolbar=True,
       key=state.LABEL_CHART, on_select=labelling.label_chart_selected,
-      selection_mode=("points", "box", "lasso"))
+      selection_mode=("points", "box", "lasso"),
+      description=f"{len(labels)} points: " + ", ".join(
+          f"{count} labeled class {c}" for c, count in enumerate(counts))
+      + f", {n_unlabeled} unlabeled")
 st.caption(
     f"Large shapes are labeled points ({', '.join(CLASS_NAMES[:n_classes])}); small grey "
-    "circles are unlabeled. Click a point to give it the chosen class; to label many at once, "
+    "circles are unlabeled. Click a point to give it the chosen class (or, by keyboard, in the "
+    "box above the chart: the arrow keys move, a number key labels); to label many at once, "
     "pick the box or lasso tool in the chart's toolbar; to add points, choose what a click on "
     "empty space adds. Semi-supervised SVMs use the unlabeled points too: the boundary should "
     "pass through the low-density gaps between them."
+    # (an uploaded file's picture fills its chart: engine.data.View.filling)
+    + (f" The points spread so much less along one axis that it is drawn as "
+       f"{literal(data.view.stretched)}, to fill the chart." if data.view.stretched else "")
 )
 
 left, middle, right = st.columns([1.4, 2.6, 2], vertical_alignment="bottom")
@@ -139,7 +175,8 @@ if min(counts) > 0:
         current_preset(state.presets_data_set(), solver)]
     next_step, go = st.columns([2.6, 1.4], vertical_alignment="center")
     next_step.info(f"Ready to run: {sum(counts)} labeled points (the large shapes) and "
-                   f"{int(np.sum(labels == UNLABELED))} unlabeled ones. Next, **Watch a solver** "
+                   f"{n_unlabeled} unlabeled {'one' if n_unlabeled == 1 else 'ones'}. Next, "
+                   "**Watch a solver** "
                    f"runs {SOLVERS[solver].title} on them {how}; or click points above to change "
                    "the labels first.")
     go.page_link("pages/watch.py", label="Open the Watch page", icon=":material/play_circle:")

@@ -6,11 +6,13 @@ import streamlit as st
 from s3vm_explorer.engine import lessons
 from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundary_panel
 from s3vm_explorer.engine.figures.teaching import CRITERION_TITLES, stopping_figure
+from s3vm_explorer.engine.guides import early_stopping_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
 from s3vm_explorer.engine.presets import sigma_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_teaching_page
 
@@ -60,6 +62,7 @@ def error_of(decision) -> float:
 
 
 errors = np.array([error_of(s.train_decision) for s in states])
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 optimum_error = error_of(run["newton"].train_decision)
 stability_stop = run["stops"].get("stability")
 if stability_stop is not None:
@@ -75,18 +78,19 @@ else:
     st.info(f"The stability check never fired within the {int(iterations[-1])} PCG iterations: "
             "the decisions kept changing. Try the preset as in the paper, or another γ_I.")
 
-st.subheader("1 · PCG iterates against the Newton optimum")
+st.header("1 · PCG iterates against the Newton optimum")
 grid = run["grid"]
 
 
-by_iteration = {s.iteration: s for s in states}
-panels = [
-    boundary_panel(f"PCG t = {t} · {percent(error_of(s.train_decision), 0)}", s, grid)
-    for t in SNAPSHOTS if (s := by_iteration.get(t)) is not None
-]
-panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error, 0)}", run["newton"],
+# Each error is written once, as the text above and the table below write it (one digit
+# after the point: whole percents wrote 0.5 % as "1 %" beside the text's "0.5 %").
+position = {s.iteration: k for k, s in enumerate(states)}
+panels = [boundary_panel(f"PCG t = {t} · {percent(errors[k])}", states[k], grid)
+          for t in SNAPSHOTS if (k := position.get(t)) is not None]
+panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error)}", run["newton"],
                              grid))
-chart(boundary_multiples_figure(panels, data.X2, labels, grid))
+chart(boundary_multiples_figure(panels, data.X2, labels, grid), description=(
+    "The boundary and its unlabeled error after " + ", ".join(p[0] for p in panels)))
 st.caption(
     "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
     "the exact optimum from Newton's method (last panel); each title gives the unlabeled "
@@ -95,7 +99,7 @@ st.caption(
     "early stopping exploits."
 )
 
-st.subheader("2 · Where each stopping rule would stop")
+st.header("2 · Where each stopping rule would stop")
 extras = {name: np.array([s.extras[name] for s in states], dtype=float)
           for name in states[-1].extras}
 classical = {
@@ -109,7 +113,12 @@ checks = {"stability": extras["stability_tau"]}
 if np.isfinite(extras["validation_error"]).any():
     checks["validation"] = extras["validation_error"]
 stops = run["stops"]
-chart(stopping_figure(iterations, classical, checks, stops, errors))
+chart(stopping_figure(iterations, classical, checks, stops, errors), description=(
+    f"{int(iterations[-1])} PCG iterations; the unlabeled error goes from "
+    f"{percent(errors[0])} to {percent(errors[-1])}; "
+    + "; ".join(f"{CRITERION_TITLES.get(name, name)} "
+                + (f"stops at iteration {at}" if at is not None else "never stops")
+                for name, at in stops.items())))
 st.caption(
     "Left, the paper's Figure 4: the classical goal conditions, each divided by its value at "
     "t = 0 (log scale). They fall smoothly for hundreds of iterations and say nothing about "
@@ -129,7 +138,6 @@ def table_row(rule: str, stops_at: str, seconds: float | None, error: float | No
             "unlabeled error there": "—" if error is None else percent(error)}
 
 
-position = {s.iteration: k for k, s in enumerate(states)}
 rows = []
 for name, at in stops.items():
     k = position.get(at) if at is not None else None
@@ -141,6 +149,8 @@ steps = run["newton_steps"]
 rows.append(table_row("Newton's method (§3.1)", f"{steps} Newton step{'' if steps == 1 else 's'}",
                       run["newton_seconds"], optimum_error))
 st.dataframe(rows, hide_index=True, width="stretch")
+guided(early_stopping_guide(iterations, errors, times, stops, CRITERION_TITLES, optimum_error,
+                            run["newton_steps"], run["stopped_by"]), lesson_button, lesson_box)
 st.caption(
     f"Thresholds: τ < 1.5 % for stability (Algorithm 2), one more validation point right per "
     f"check for validation (Algorithm 3, |V| = {len(run['validation'])}), both at once for "

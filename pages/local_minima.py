@@ -6,10 +6,12 @@ import streamlit as st
 from s3vm_explorer.engine import lessons, presets
 from s3vm_explorer.engine.data import Generated
 from s3vm_explorer.engine.figures.compare import minima_figure
+from s3vm_explorer.engine.guides import local_minima_guide
 from s3vm_explorer.engine.metrics import percent
 from s3vm_explorer.engine.registry import SOLVERS
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
+from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import DATASETS
@@ -32,6 +34,7 @@ st.markdown(
 state.keep_teaching_widgets(state.MINIMA_DATA, state.MINIMA_N, state.MINIMA_DRAWS,
                             state.MINIMA_SIGMA)
 lesson = st.empty()  # what the draws say, filled in once they have run
+lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 with st.expander("Settings: the data, its size, the label draws and the kernel width"):
     left, middle, right = st.columns(3)
     left.selectbox("data set", lessons.MINIMA_DATA_SETS, key=state.MINIMA_DATA,
@@ -63,8 +66,15 @@ rows = computed(lessons.local_minima, source, draws, None, SEARCH_SECONDS, sigma
 bar.empty()
 
 titles = {name: spec.title for name, spec in SOLVERS.items()}
-st.subheader("1 · Each local minimum against the global one")
-chart(minima_figure(rows, titles))
+local = [r for r in rows if r["solver"] != "SVMBaseline"]
+st.header("1 · Each local minimum against the global one")
+chart(minima_figure(rows, titles), description="; ".join(
+    f"{titles.get(name, name)}: on average {100 * np.mean([r['gap'] for r in mine]):.2f} % "
+    "above the global minimum, "
+    f"{100 * np.mean([r['error'] - r['global_error'] for r in mine]):+.1f} points of error, "
+    f"in its basin on {sum(r['found_basin'] for r in mine)} of {len(mine)} draws"
+    for name in dict.fromkeys(r["solver"] for r in local)
+    if (mine := [r for r in local if r["solver"] == name])))
 st.caption(
     "Each dot is one solver on one label draw: how far its objective is above the global "
     "minimum (right), and how many percentage points more of the unlabeled points it gets "
@@ -76,7 +86,7 @@ st.caption(
     "paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
 )
 
-st.subheader("2 · Per solver, over the draws")
+st.header("2 · Per solver, over the draws")
 table = []
 for name in dict.fromkeys(r["solver"] for r in rows):
     mine = [r for r in rows if r["solver"] == name]
@@ -98,7 +108,6 @@ st.caption(
        "proof: its minimum there is the best found, within the certified gap of the global "
        "one." if unproven else "Every global minimum is proven.")
 )
-local = [r for r in rows if r["solver"] != "SVMBaseline"]
 best = min(dict.fromkeys(r["solver"] for r in local),
            key=lambda name: np.mean([r["labeling_gap"] for r in local if r["solver"] == name]))
 lesson.info(
@@ -106,3 +115,4 @@ lesson.info(
     f"unlabeled points (the supervised SVM on {svm_error}); the closest to it on average is "
     f"**{titles.get(best, best)}**, which found the optimal labeling on "
     f"{sum(r['found_basin'] for r in local if r['solver'] == best)} of {draws} draws.")
+guided(local_minima_guide(rows, titles), lesson_button, lesson_box)

@@ -7,11 +7,18 @@ from s3vm_explorer.engine.data import class_shares
 from s3vm_explorer.engine.figures.data import soft_labels_figure
 from s3vm_explorer.engine.figures.film import shipped
 from s3vm_explorer.engine.film import film_id
+from s3vm_explorer.engine.guides import watch_guide
 from s3vm_explorer.engine.markdown import literal
 from s3vm_explorer.engine.params import BUDGET
 from s3vm_explorer.engine.protocol import OUT_OF_TIME, STOPPED, RunRequest
 from s3vm_explorer.engine.registry import SOLVERS, long_run_note, run_form, solver_title
-from s3vm_explorer.engine.stages import event_text, extras_text, returned_state, stage_text
+from s3vm_explorer.engine.stages import (
+    event_text,
+    extras_text,
+    returned_state,
+    stage_text,
+    warnings_headline,
+)
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import (
@@ -22,8 +29,9 @@ from s3vm_explorer.ui.forms import (
     require_valid_parameters,
     take_longer_path,
 )
+from s3vm_explorer.ui.guide import lesson
 from s3vm_explorer.ui.labelling import label_in_proportion
-from s3vm_explorer.ui.player import film, follow_film, jump_film
+from s3vm_explorer.ui.player import film, follow_film, jump_film, show_film_state
 from s3vm_explorer.ui.runs import (
     FRESH_PAGE_SETTLE,
     again_button,
@@ -34,6 +42,7 @@ from s3vm_explorer.ui.runs import (
 )
 from s3vm_explorer.ui.sidebar import start_page
 from toy_data import UNLABELED, class_count
+from toy_data.files import counted
 
 #: Presentation mode's page: the sidebar, Streamlit's header (its toolbar and menu) and the
 #: wide page's margins make way for the film.
@@ -51,6 +60,11 @@ BALANCE_NOTE = 0.1
 def shares_text(shares) -> str:
     return ", ".join(f"class {c} {100 * share:.0f} %" for c, share in enumerate(shares))
 
+
+#: What Play does where the system asks for reduced motion (the player says it too, when it is
+#: so: film_player/player.js).
+REDUCED_MOTION = ("Where your system asks for reduced motion, nothing plays by itself: Play "
+                  "shows one frame a press.")
 
 #: Films of at most this many states are short: where the solver has a longer path, it is
 #: offered.
@@ -72,10 +86,17 @@ if presenting:
     # margins (the presentation toggle above the film brings them back).
     st.html(PRESENTATION_STYLE)
 with st.container():
+    # What the solver warned of stands beside the title (under the film, a film that fills the
+    # screen pushed it below the fold; above, it pushed the film's numbers off a 1024 x 768
+    # screen); in presentation mode, without a title, above the film.
     if not presenting:
-        st.title("Watch a solver")
-    picker, baseline_column, presentation_column, *form_column = st.columns(
-        [2.6, 2.6, 1.6, 1.2] if presenting else [2.4, 2.2, 1.3], vertical_alignment="center")
+        title_column, warnings_place = st.columns([1.3, 2], vertical_alignment="top")
+        title_column.title("Watch a solver")
+    else:
+        warnings_place = st.container()
+    picker, baseline_column, presentation_column, lesson_column, *form_column = st.columns(
+        [2.5, 2.5, 1.5, 1.1, 1.2] if presenting else [2.4, 2.2, 1.3, 1.1],
+        vertical_alignment="center")
     # (the box's label gives its row's height to the film)
     solver = picker.selectbox("solver", list(SOLVERS), key=state.SOLVER,
                               format_func=solver_title, label_visibility="collapsed")
@@ -88,10 +109,11 @@ with st.container():
                                help="The film as large as the window allows, for a projector: "
                                     "the parameters move into a button.")
     popover = form_column[0].popover("parameters", width="stretch") if presenting else None
-film_place = st.container()  # the film, what stops it, and what the run said
+lesson_place = st.container()  # the open lesson's step, above the film it speaks of
+film_place = st.container()  # the film, what stops it, and the notes on what it shows
 with popover or st.container():
     if not presenting:
-        st.subheader(f"Parameters of {SOLVERS[solver].title}")
+        st.header(f"Parameters of {SOLVERS[solver].title}")
         st.caption(SOLVERS[solver].paper)
     with st.form(state.PARAMETER_FORM, border=False):
         params = parameter_form(solver, n_columns=3 if presenting else 4)
@@ -125,6 +147,13 @@ def show_progress(live) -> None:
 long_run = long_run_note(solver, len(labels), solved_params, scalable_note is not None, budget)
 with film_place:
     controls, show_status = job_controls(job, this_run, note=long_run)
+if not job.done:
+    # At once, where the film will stand: a new run's first state can take seconds (a solver
+    # process to start, its first step on the data), and an empty place looked idle.
+    preview.append(film_place.empty())
+    preview[0].info(f"Starting {SOLVERS[solver].title}: its boundary appears here as soon as "
+                    "its first state arrives, and its film when it ends.",
+                    icon=":material/hourglass_top:")
 
 try:
     with film_place, st.spinner(f"Running {SOLVERS[solver].title}…", show_time=True):
@@ -143,7 +172,7 @@ if not run.complete:
            else f"It reached its time budget of {run.budget:g} s")
     notice, again = film_place.columns([5, 1], vertical_alignment="center")
     notice.warning(f"{why} after {run.seconds:.1f} s: the film shows the path so far "
-                   f"({len(run.states)} states), not the solver's answer.")
+                   f"({counted(len(run.states), 'state')}), not the solver's answer.")
     again_button(this_run, again)
 
 n_states = len(run.states)
@@ -162,16 +191,25 @@ chosen = st.session_state[state.FRAME]
 # (The callbacks are the state module's: Streamlit keeps a widget's callback for the session,
 # and a function defined here would keep this page's whole namespace, the run with it.)
 
+# A guided lesson on this film: each step a question, then what the film did (engine.guides).
+lesson(watch_guide(run, labels, data.y_true, SOLVERS[solver].stage_label,
+                   SOLVERS[solver].title), lesson_column, lesson_place, on_step=show_film_state)
 with preview[0] if preview else film_place:
     film(run.films[show_baseline], shown_run, run.frame_of(chosen),
          st.session_state[state.FILM_JUMP], st.session_state[state.FILM_SPEED],
          st.session_state[state.FILM_LOOP],
          key=state.FILM, on_change=follow_film,
          args=(frame_states,))
+# Nothing silent: what the solver warned of, in its own words, once: its first words stand on
+# the first screen (the film stays whole on it at 1024 x 768), a click opens every word.
+if run.warnings:
+    what, opening, complete = warnings_headline(run.warnings)
+    more = "" if complete else "\u00a0…"  # (a no-break space: "…" never alone on a line)
+    with warnings_place.expander(f":orange[**{what}:**] {literal(opening)}{more}",
+                                 icon=":material/warning:", type="compact"):
+        for sentence in run.warnings:
+            st.warning(literal(sentence))
 with film_place:
-    # Nothing silent: what the solver warned of stands under its film, in its own words, once.
-    for sentence in run.warnings:
-        st.warning(literal(sentence), icon=":material/warning:")
     if show_baseline and run.baseline is not None and run.baseline.description:
         st.caption(f"Dashed, and the error's reference: the {run.baseline.description}.")
     if scalable_note:
@@ -214,17 +252,17 @@ with film_place:
             "problem still running; the objective is the sum of the problems'). Each region "
             "takes the colour of the class whose f is largest; each coloured line is one "
             "problem's f = 0 (its class against the rest); unlabeled points take the colour of "
-            "their predicted class.")
+            f"their predicted class. {REDUCED_MOTION}")
     elif not presenting:
         st.caption(
             "▶ Play runs the recorded path in your browser (the large title is the outer "
             f"parameter: {SOLVERS[solver].stage_label}); the numbers under it are those of the "
             "frame on screen. Colours show f; the solid lines are f = 0 (the boundary) and "
             "the margins f = ±1; unlabeled points take the colour of their predicted class. Where "
-            "the film stops, its state's details follow below the parameters.")
+            f"the film stops, its state's details follow below the parameters. {REDUCED_MOTION}")
 
 with details_place:
-    st.subheader("The state on screen")
+    st.header("The state on screen")
     if len(frame_states) > 1:
         st.select_slider("state details", frame_states, key=state.FRAME,
                          on_change=jump_film, format_func="state {}".format,

@@ -9,6 +9,11 @@ the predicted class to ``NAME.predictions``. On request it saves the model
 (``s3vm_cli.model_file``: arrays and JSON, never a pickle) and the trace as JSON lines.
 ``s3vm predict MODEL DATA`` does the same for new points.
 
+``--standardize`` (``fit`` and ``select``) uses each feature as a z-score
+(``toy_data.scaling``); the saved model keeps the means and scales, as arrays, and ``predict``
+applies them to the new points. Without it, a file whose features' scales differ by more than
+ten times is warned of in one line (``FeatureScalesWarning``).
+
 Parameters are given by their names in the library (``-p sigma=0.5 -p C=10``), as
 ``set_params`` takes them: one interface for every solver, checked by the solver's own
 constraints, so a value that works in Python works here and the other way round.
@@ -32,6 +37,7 @@ from s3vm_cli.frame import RunFailure, UsageError, command, quoted, say
 from s3vm_cli.parameters import parameter_help
 from s3vm_core import ESTIMATORS
 from s3vm_core.metrics import unlabeled_error
+from toy_data.files import counted
 
 #: Longest parameter value read (characters): no parameter needs more, and a message that
 #: quotes a value quotes at most this much.
@@ -85,6 +91,7 @@ def run_fit(args) -> int:
     _check_paths(args, reads=("data", "labels", "true_labels"),
                  writes=("outputs", "predictions", "model", "trace", "film"))
     data = read_file(args.data, labels=args.labels, format=args.format, truth=args.true_labels)
+    X, scaling = scaled(data, args.standardize)
     measured = args.true_labels is not None or bool(data.scored.any())
     if args.film is not None:
         _check_film(data)
@@ -95,7 +102,7 @@ def run_fit(args) -> int:
     progress = Progress(enabled=not args.quiet)
     with _writer(args.trace) as trace_file:
         try:
-            X = _dense_unless_accepted(data.X, estimator)
+            X = _dense_unless_accepted(X, estimator)
             states = estimator.trace(X, data.y, every=args.every)
         except (ValueError, TypeError) as error:  # checked before the first state: the input
             raise UsageError(str(error)) from None
@@ -119,13 +126,14 @@ def run_fit(args) -> int:
     page = _film(estimator, X, data, kept, measured) if args.film is not None else None
     _write_outputs(args, decision, predicted)
     if args.model is not None:
-        _save_model(args.model, estimator, data, args.solver)
+        _save_model(args.model, estimator, data, args.solver, scaling)
     if page is not None:
         _write_film(args.film, page)
     if not args.quiet:
         unlabeled = int(np.sum(~data.labeled))
+        features = ", its features standardized" if scaling is not None else ""
         say(f"{type(estimator).__name__} fitted on {data.X.shape[0]} points ({unlabeled} "
-            f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}); "
+            f"unlabeled, classes {', '.join(map(str, data.classes.tolist()))}{features}); "
             f"{_error_sentence(decision, data)}{_beside_the_svm(estimator, X, data)}; outputs in "
             f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
@@ -204,7 +212,8 @@ def _error_sentence(decision, data) -> str:
                 "--true-labels FILE or a 'truth' column)") if unlabeled else "no unlabeled point"
     scored = int(data.scored.sum())
     of = "the" if scored == unlabeled else f"the {scored} of {unlabeled}"
-    return f"unlabeled error {100 * error:.2f} % on {of} unlabeled points of known class"
+    return (f"unlabeled error {100 * error:.2f} % on {of} unlabeled "
+            f"{'point' if scored == 1 else 'points'} of known class")
 
 
 # -- predict ------------------------------------------------------------------------------
@@ -231,8 +240,10 @@ def run_predict(args) -> int:
     classes, zero_based = np.asarray(info["classes"]), info.get("zero_based")
     data = read_file(args.data, format=args.format, n_features=info["n_features"], min_classes=0,
                  zero_based="auto" if zero_based is None else zero_based)
+    scaling = info.get("standardization")  # the model's z-scores, applied to the new points
     try:
-        X = _dense_unless_accepted(data.X, estimator)
+        X = _dense_unless_accepted(data.X if scaling is None else scaling.apply(data.X),
+                                   estimator)
         decision = estimator.decision_function(X)
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
@@ -244,8 +255,9 @@ def run_predict(args) -> int:
         if labeled.any():
             given = [_class_text(name) for name in data.classes[data.y[labeled]]]
             right = np.mean([_class_text(p) for p in predicted[labeled]] == np.array(given))
-            score = f"; accuracy on its {int(labeled.sum())} labeled points {100 * right:.2f} %"
-        say(f"{data.X.shape[0]} points predicted{score}; outputs in "
+            score = (f"; accuracy on its {counted(int(labeled.sum()), 'labeled point')} "
+                     f"{100 * right:.2f} %")
+        say(f"{counted(data.X.shape[0], 'point')} predicted{score}; outputs in "
              f"{_shown(args, 'outputs')}, predictions in {_shown(args, 'predictions')}.")
     return 0
 
@@ -355,6 +367,12 @@ def add_data_and_solver(parser, solver_help: str) -> None:
     parser.add_argument("labels", nargs="?", help="svmlin's labels file (one per line, 0 = "
                         "unlabeled) when DATA is an svmlight examples file without labels")
     parser.add_argument("-s", "--solver", required=True, metavar="NAME", help=solver_help)
+    parser.add_argument("--standardize", action="store_true",
+                        help="use each feature as a z-score: minus its mean, over its standard "
+                        "deviation on the file's points (an svmlight file's: over it only). "
+                        "A saved model keeps both, and `s3vm predict` applies them. Without "
+                        "it, a file whose features' standard deviations differ by more than "
+                        "10 times is warned of")
 
 
 def _add_format_and_outputs(parser) -> None:
@@ -448,6 +466,20 @@ def read_file(path, **kwargs):
                          f"{error.strerror or error}.") from None
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
+
+
+def scaled(data, standardize: bool):
+    """``(X, standardization)``: the file's features as z-scores with ``standardize``
+    (``toy_data.scaling.Standardization``, which a saved model keeps), else as they are and
+    None, with a one-line warning when their scales differ by more than ten times."""
+    from toy_data.scaling import Standardization, warn_if_scales_differ
+
+    if not standardize:
+        warn_if_scales_differ(data.X, data.feature_names,
+                              "; --standardize uses each feature as a z-score")
+        return data.X, None
+    scaling = Standardization.of(data.X)
+    return scaling.apply(data.X), scaling
 
 
 def _dense_unless_accepted(X, estimator):
@@ -599,14 +631,17 @@ def _write_outputs(args, decision, predicted) -> None:
             raise RunFailure(f"Cannot write {path}: {error.strerror or error}.") from None
 
 
-def _save_model(path: Path, estimator, data, solver: str) -> None:
-    """The model in the format that cannot run code (``s3vm_cli.model_file``)."""
+def _save_model(path: Path, estimator, data, solver: str, scaling=None) -> None:
+    """The model in the format that cannot run code (``s3vm_cli.model_file``), with the
+    standardization it was fitted after (``scaling``: its means and scales, two arrays)."""
     from s3vm_cli.model_file import save_model
 
+    standardization = None if scaling is None else {"mean": scaling.mean,
+                                                    "scale": scaling.scale}
     try:
         save_model(path, estimator, classes=data.classes.tolist(), n_features=data.X.shape[1],
                    feature_names=list(data.feature_names or ()) or None, solver=solver,
-                   zero_based=data.zero_based)
+                   zero_based=data.zero_based, standardization=standardization)
     except OSError as error:
         raise RunFailure(f"Cannot write the model to {path}: {error.strerror or error}.") from None
     except TypeError as error:
@@ -615,7 +650,8 @@ def _save_model(path: Path, estimator, data, solver: str) -> None:
 
 def _load_model(path: Path, allow_unsafe_pickle: bool = False):
     """``(estimator, info)`` of a model saved by ``s3vm fit --model``; ``info`` holds its
-    ``classes``, ``n_features`` and how its svmlight file was numbered (``zero_based``)."""
+    ``classes``, ``n_features``, how its svmlight file was numbered (``zero_based``) and its
+    ``standardization`` (``toy_data.scaling.Standardization``, or None)."""
     from s3vm_cli.model_file import load_model
 
     try:
@@ -665,11 +701,29 @@ def _check_model_info(path: Path, estimator, info: dict) -> None:
                          f"whole number from 1 to {MAX_FEATURES:,}.")
     fitted = getattr(estimator, "n_features_in_", n_features)
     if fitted != n_features:
-        raise UsageError(f"{damaged} estimator was fitted on {_shown_value(fitted)} features, "
-                         f"but the model says {n_features}.")
+        raise UsageError(f"{damaged} estimator was fitted on {_shown_value(fitted)} "
+                         f"{'feature' if fitted == 1 else 'features'}, but the model says "
+                         f"{n_features}.")
     if zero_based is not None and not isinstance(zero_based, bool):
         raise UsageError(f"{damaged} zero_based is {_shown_value(zero_based)}, not true, false "
                          "or none.")
+    info["standardization"] = _standardization(path, info.get("standardization"), n_features)
+
+
+def _standardization(path: Path, saved, n_features: int):
+    """A model's standardization as its file keeps it (None, or the means and scales of its
+    features), checked: ``toy_data.scaling.Standardization`` or None."""
+    from toy_data.scaling import Standardization
+
+    if saved is None:
+        return None
+    if not isinstance(saved, dict) or set(saved) != {"mean", "scale"}:
+        raise UsageError(f"{path} is a damaged model file: its standardization is "
+                         f"{_shown_value(saved)}, not the means and scales of its features.")
+    try:
+        return Standardization.checked(saved["mean"], saved["scale"], n_features)
+    except ValueError as error:
+        raise UsageError(f"{path} is a damaged model file: {error}.") from None
 
 
 def _shown_value(value) -> str:

@@ -3,10 +3,11 @@
 A model file is an ``.npz`` archive (a zip of ``.npy`` arrays, numpy's own format) that holds
 
 * ``model.json``: the format's name and version, what the command line keeps beside the model
-  (its classes, number of features, feature names, solver), and the fitted estimator as a tree
-  of plain values: numbers, strings, lists, tuples, dicts, references to the arrays below,
-  scipy.sparse matrices by their three arrays, and objects of ``s3vm_core``'s own classes by
-  their import path and attributes;
+  (its classes, number of features, feature names, solver, and the standardization it was
+  fitted after: each feature's mean and scale, two arrays below, or none), and the fitted
+  estimator as a tree of plain values: numbers, strings, lists, tuples, dicts, references to
+  the arrays below, scipy.sparse matrices by their three arrays, and objects of
+  ``s3vm_core``'s own classes by their import path and attributes;
 * one array per ndarray of the estimator (numbers or booleans only).
 
 Loading unpacks ``model.json`` and then only the arrays its tree names, each once, with numpy's
@@ -449,7 +450,8 @@ class _Reader:
         if isinstance(state, list):  # a slotted dataclass's own state: its fields in order
             if not (dataclasses.is_dataclass(cls) and "__setstate__" in vars(cls) and (
                     len(state) == len(dataclasses.fields(cls)))):
-                raise ValueError(f"{where} has a state of {len(state)} values, not the fields "
+                raise ValueError(f"{where} has a state of {len(state)} "
+                                 f"{'value' if len(state) == 1 else 'values'}, not the fields "
                                  f"of {cls.__name__}")
             obj.__setstate__(state)
             return obj

@@ -1,8 +1,8 @@
 """``s3vm select``: a solver's parameters chosen by cross-validation on the labeled points only,
 beside the supervised baseline chosen by the same folds.
 
-``s3vm select DATA [LABELS] -s SOLVER [-g NAME=V1,V2,... ...] [--folds K] [--model PATH]``
-runs ``s3vm_core.model_selection.S3VMGridSearchCV`` (DESIGN.md, "Model selection"): K folds of
+``s3vm select DATA [LABELS] -s SOLVER [-g NAME=V1,V2,... ...] [--folds K] [--model PATH]`` runs
+``s3vm_core.model_selection.S3VMGridSearchCV`` (docs/architecture.md, "Model selection"): K folds of
 the labeled points (``LabeledStratifiedKFold``), each fold's held-out labels kept in training as
 unlabeled points (the LDS paper's protocol, §3.2), every grid point scored on the held-out labels
 only, and ``SVMBaseline`` with the solver's kernel selected by the same folds. It prints the
@@ -10,7 +10,10 @@ table (one row a grid point: its CV error, its mistakes, their spread over the f
 baseline's best; the chosen parameters) and, last, whether the unlabeled points helped; when
 they did not, that line is the library's ``UnlabeledDidNotHelpWarning`` on stderr, as every
 warning (``-q`` silences it). ``--model`` saves the chosen model refitted on all the data, in
-the format that cannot run code (``s3vm_cli.model_file``), for ``s3vm predict``.
+the format that cannot run code (``s3vm_cli.model_file``), for ``s3vm predict``. With
+``--standardize`` the search runs on the features as z-scores, and the saved models keep the
+means and scales (``s3vm_cli.commands.scaled``); without it, features whose scales differ by
+more than ten times are warned of.
 
 Without ``-g`` the grid is the library's ``default_grid`` for the solver (its defaults first).
 A grid's values are read as ``-p`` reads one (``s3vm_cli.commands``) and checked, each, by the
@@ -46,8 +49,10 @@ from s3vm_cli.commands import (
     _validated,
     add_data_and_solver,
     read_file,
+    scaled,
 )
 from s3vm_cli.frame import RunFailure, UsageError, command, quoted, say
+from toy_data.files import counted
 
 #: Significant digits of a number in the table.
 DIGITS = 4
@@ -150,10 +155,11 @@ def run_select(args) -> int:
         raise UsageError(f"There is no default grid for {name}: give the values to try with "
                          f"-g NAME=V1,V2,... (see `s3vm fit --help` for its parameters).")
     data = read_file(args.data, labels=args.labels, format=args.format)
+    X, scaling = scaled(data, args.standardize)
     wrapped = data.classes.size > 2
     if wrapped:
         estimator = OneVsRestS3VM(estimator)
-    X = _dense_unless_accepted(data.X, estimator)
+    X = _dense_unless_accepted(X, estimator)
     splitter = LabeledStratifiedKFold(args.folds, shuffle=args.seed is not None,
                                       random_state=args.seed)
     try:
@@ -212,7 +218,7 @@ def run_select(args) -> int:
             (args.model, search.best_estimator_, args.solver, "chosen model"),
             (args.baseline_model, search.baseline_best_estimator_, "svm", "baseline")):
         if path is not None:
-            _save_model(path, model, data, solver)
+            _save_model(path, model, data, solver, scaling)
             saved.append(f"the {what} in {path}")
     if saved and not args.quiet:
         say(f"Saved {' and '.join(saved)}.")
@@ -339,7 +345,8 @@ def _table(search, names: list[str], data, args, chosen_by: str, n_held_out: int
             f"{search.n_splits_}-fold cross-validation on its {labeled} labeled points "
             f"({n_held_out} held out in turn, kept as unlabeled points; {unlabeled} unlabeled "
             f"points in every fold)",
-            f"grid: {chosen_by}; {len(results['params'])} points, ties to the first listed"]
+            f"grid: {chosen_by}; {counted(len(results['params']), 'point')}, ties to the "
+            "first listed"]
     rows = [["", *shown, "CV error", "mistakes", "spread"]]
     for i, point in enumerate(results["params"]):
         mark = "*" if i == search.best_index_ else ""

@@ -16,6 +16,7 @@ __version__ = "0.2.0"
 from s3vm_core.diagnostics import BalanceWarning, DegenerateFitWarning
 from s3vm_core.estimator_checks import expected_failed_checks
 from s3vm_core.local_minima import GlobalComparison, compare_with_global_minimum
+from s3vm_core.metrics import PairedComparison, paired_comparison
 from s3vm_core.model_selection import (
     LabeledStratifiedKFold,
     S3VMGridSearchCV,
@@ -23,7 +24,6 @@ from s3vm_core.model_selection import (
     default_grid,
     estimate_positive_fraction,
 )
-from s3vm_core.metrics import PairedComparison, paired_comparison
 from s3vm_core.multiclass import OneVsRestS3VM, OneVsRestState
 from s3vm_core.objective import (
     KERNELS_OF_ALL_POINTS,

@@ -105,10 +105,8 @@ def diagnose_fit(estimator, final, problem: Problem) -> None:
     f = np.asarray(final.train_decision, dtype=float)
     if f.size == 0:
         return
-    ovr = getattr(estimator, "_one_vs_rest", None)
+    # (one-vs-rest names the problem before the message: ``multiclass.OneVsRestS3VM``)
     name = type(estimator).__name__
-    if ovr is not None:
-        name += f", on class {ovr.positive_class!r} against the rest,"
     spread = float(np.ptp(f))
     positive = f > 0
     if spread < CONSTANT_SPREAD:
@@ -144,9 +142,11 @@ def _class_text(estimator, positive) -> str:
     """Which classes the fit gives the training points."""
     negative, positive_class = class_phrases(estimator)
     count = int(np.count_nonzero(positive))
+    # in one-vs-rest, the classes of this problem's f, not those the k problems give together
+    own = "" if getattr(estimator, "_one_vs_rest", None) is None else ", by this problem's own f"
     if count in (0, positive.size):
-        return f"{positive_class if count else negative} for all of them"
-    return f"{positive_class} for {count} of them, {negative} for the others"
+        return f"{positive_class if count else negative} for all of them{own}"
+    return f"{positive_class} for {count} of them, {negative} for the others{own}"
 
 
 def _causes(estimator, problem: Problem) -> str:
@@ -249,11 +249,15 @@ def _check_balance(estimator, name: str, positive, problem: Problem) -> None:
     if abs(share - target) <= BALANCE_GAP:
         return
     positive_class = class_phrases(estimator)[1]
+    count, total = int(np.count_nonzero(positive[unlabeled])), int(np.count_nonzero(unlabeled))
+    # in one-vs-rest the share is this problem's own, not the classes the k problems give
+    predicts = ("it predicts" if getattr(estimator, "_one_vs_rest", None) is None
+                else "this problem's own f predicts")
     warnings.warn(
         f"{name} took the class balance from the labels: {target:.0%} of the labeled points "
         f"are {positive_class}, and it expects about that share among the unlabeled points, "
-        f"but it predicts {share:.0%} of them as {positive_class}. The labeled points are "
-        f"probably not in the data's proportions. {advice}",
+        f"but {predicts} {share:.0%} of them ({count} of {total}) as {positive_class}. The "
+        f"labeled points are probably not in the data's proportions. {advice}",
         BalanceWarning, stacklevel=_user_level(),
     )
 

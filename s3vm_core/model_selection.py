@@ -1,7 +1,8 @@
 """Model selection with few labels: folds of the labeled points only, and a grid search that says
 whether the unlabeled points helped.
 
-DESIGN.md, "Model selection": cross-validation never moves an unlabeled point out of training.
+docs/architecture.md, "Model selection": cross-validation never moves an unlabeled point out of
+training.
 scikit-learn's splitters see ``-1`` as a class like any other: they put unlabeled points in the
 test folds (scored as a class no model predicts) and take them out of training, where a
 semi-supervised solver needs every one of them. Here

@@ -44,7 +44,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from s3vm_core.base import labeled_score
-from s3vm_core.diagnostics import OneVsRestProblem
+from s3vm_core.diagnostics import (
+    BalanceWarning,
+    DegenerateFitWarning,
+    OneVsRestProblem,
+    _user_level,
+)
 from s3vm_core.kernels import default_sigma
 from s3vm_core.problem import (
     UNLABELED,
@@ -194,6 +199,21 @@ def _trace_one(estimator, X, y, every, keep_path, fit_params):
     return estimator, states, [(w.message, w.category) for w in caught]
 
 
+def _heard(path, caught: list):
+    """``path``'s states, with the warnings each step raises kept in ``caught`` as
+    ``(message, category)`` instead of shown: ``OneVsRestS3VM`` says them at the end, naming
+    their problem (``_problem_said``), as it does a worker's."""
+    states = iter(path)
+    while True:
+        with warnings.catch_warnings(record=True) as heard:
+            warnings.simplefilter("always")
+            state = next(states, None)
+        caught.extend((w.message, w.category) for w in heard)
+        if state is None:
+            return
+        yield state
+
+
 def _same_features(A, B) -> bool:
     if sp.issparse(A) or sp.issparse(B):
         return sp.issparse(A) and sp.issparse(B) and A.shape == B.shape and (A != B).nnz == 0
@@ -232,6 +252,12 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
     unequal draw of labels asks for that draw's fractions. A fixed ``r`` given to
     ``DeterministicAnnealingS3VM`` would ask every class for the same fraction, so it is
     refused: leave ``r=None``.
+
+    Warnings. What a binary problem warns of (an iteration limit, a degenerate fit, a balance
+    far from the labels') is said once the fit has ended, in the same category, naming the
+    problem in the user's classes first ("In the one-vs-rest problem "class 1 against the
+    others": ..."); a diagnosis of the problem's classes, which counts the points on each
+    side of its own f, adds the classes the k problems give together (``predict``).
 
     Kernel width. A wrapped estimator with ``kernel="rbf"`` and ``sigma=None`` gets the LDS
     paper's default for a c-class problem (§2.3.2): "the 1/c quantile of the pairwise
@@ -363,19 +389,18 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
                 for estimator, y_c, params in zip(estimators, targets, fit_params, strict=True))
             estimators = [estimator for estimator, _, _ in done]
             paths = [states for _, states, _ in done]
-            for _, _, caught in done:
-                for message, category in caught:
-                    warnings.warn(message, category, stacklevel=3)
+            heard = [caught for _, _, caught in done]
         else:
             # each binary trace validates and builds its feature map now, before any state
-            paths = [estimator.trace(X, y_c, every=every, **params)
-                     for estimator, y_c, params in zip(estimators, targets, fit_params,
-                                                       strict=True)]
+            heard = [[] for _ in self.classes_]
+            paths = [_heard(estimator.trace(X, y_c, every=every, **params), caught)
+                     for estimator, y_c, params, caught in zip(estimators, targets, fit_params,
+                                                               heard, strict=True)]
         self._feature_maps = estimators
         self._shared_features = shares_features(estimators, X)
-        return self._run(lock_step(paths, self._shared_features))
+        return self._run(lock_step(paths, self._shared_features), heard, unlabeled_mask(y))
 
-    def _run(self, states):
+    def _run(self, states, heard, unlabeled):
         final = None
         for state in states:
             final = state
@@ -386,6 +411,27 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.array(final.intercept)
         self.transduction_ = self.classes_[np.argmax(final.train_decision, axis=1)]
         self.n_iter_ = np.array([getattr(e, "n_iter_", 1) for e in self.estimators_])
+        for c, caught in enumerate(heard):
+            for message, category in caught:
+                warnings.warn(self._problem_said(c, str(message), category, unlabeled),
+                              category, stacklevel=_user_level())
+
+    def _problem_said(self, c: int, message: str, category, unlabeled) -> str:
+        """What problem ``c`` warned of, as the one-vs-rest estimator says it: the problem
+        named in the user's classes first, and after a diagnosis of its classes
+        (``diagnostics.BalanceWarning``, ``DegenerateFitWarning``), which count the points
+        on the side of its own f, the classes the k problems give together (the largest f),
+        which is what ``predict`` and a picture of the classes show."""
+        name = f"class {np.asarray(self.classes_[c]).tolist()!r}"
+        said = f"In the one-vs-rest problem \"{name} against the others\": {message}"
+        if not issubclass(category, BalanceWarning | DegenerateFitWarning):
+            return said
+        points = unlabeled if issubclass(category, BalanceWarning) else np.ones_like(unlabeled)
+        kind = "unlabeled points" if issubclass(category, BalanceWarning) else "training points"
+        count = int(np.sum(self.transduction_[points] == self.classes_[c]))
+        return (f"{said} (Together, the {len(self.classes_)} problems give each point the "
+                f"class of the largest f: {count} of the {int(points.sum())} {kind} are "
+                f"{name}.)")
 
     def _binary_estimator(self, X, c):
         """A clone of ``estimator`` for the problem of class ``c`` against the rest, with the

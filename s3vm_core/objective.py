@@ -265,8 +265,8 @@ def common_objective(estimator, X, y, *, C=None, C_star=None) -> CommonObjective
     ``1/2 ||w||^2 + C sum_L max(0, 1 - y_i f_i) + C* sum_U max(0, 1 - |f_j|)`` at the
     solver's decision values ``f`` on its training points, with ``||w||^2`` in its own RKHS
     (``rkhs_norm_squared``) and the residual of the balance constraint (3). The same kernel,
-    C and C* for every solver make this the one yardstick of DESIGN.md ("Common objective"):
-    the exact solver ``BranchAndBoundS3VM`` minimizes it under (3).
+    C and C* for every solver make this the one yardstick of docs/architecture.md ("Common
+    objective"): the exact solver ``BranchAndBoundS3VM`` minimizes it under (3).
 
     Applies to ``ContinuationS3VM`` (which minimizes it with the unlabeled loss replaced by
     exp(-s t^2), §3.1), ``GradientTSVM`` (the same with the squared hinge on the labeled

@@ -225,3 +225,10 @@ def test_pip_install_dot_is_the_library_and_the_app_is_an_extra():
 def test_the_session_state_module_stays_a_list_of_keys_and_accessors():
     lines = (ROOT / UI / "state.py").read_text(encoding="utf-8").count("\n")
     assert lines <= 300, f"ui/state.py has {lines} lines: its behaviour belongs elsewhere"
+
+
+def test_every_test_file_has_a_name_of_its_own():
+    """pytest imports test files by their base name (the tests have no packages): two files of
+    one name in two folders stop the whole run at collection."""
+    names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
+    assert not [name for name, count in names.items() if count > 1]

@@ -12,14 +12,18 @@ from functools import partial
 from toy_data.generators import (
     blobs,
     clock,
+    crossed_clusters,
     digits,
     digits_pair,
     g10n,
     g50c,
     gaussian_2c,
     gaussian_4c,
+    overlapping_gaussians,
+    parallel_clusters,
     two_circles,
     two_moons,
+    unbalanced_moons,
 )
 from toy_data.labels import UNLABELED, class_count, pick_labeled, pick_labeled_at_random
 
@@ -103,8 +107,8 @@ def make_dataset(name, n_samples=None, noise=None, random_state=None):
 
 
 __all__ = [
-    "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "digits",
-    "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset", "pick_labeled",
-    "pick_labeled_at_random",
-    "two_circles", "two_moons",
+    "DATASETS", "Dataset", "UNLABELED", "blobs", "class_count", "clock", "crossed_clusters",
+    "digits", "digits_pair", "g10n", "g50c", "gaussian_2c", "gaussian_4c", "make_dataset",
+    "overlapping_gaussians", "parallel_clusters", "pick_labeled", "pick_labeled_at_random",
+    "two_circles", "two_moons", "unbalanced_moons",
 ]

@@ -18,7 +18,13 @@ CSV / TSV (a tab in the first data line, or a ``.tsv`` name, makes it TSV)
     point; class names may be words. A column named ``truth`` in the header row holds the true
     class of unlabeled points (an empty cell, ``?`` or ``-1`` where it is unknown), so that an
     error on them can be measured; it is not a feature. Separators other than the comma (``;``,
-    ``|``, a tab) are found from the first lines. Blank lines and lines starting with ``#`` are
+    ``|``, a tab) are found from the first lines. A file separated by ``;`` may write decimal
+    commas (``1,5;2,25;a``, as a spreadsheet saves CSV where the comma is the decimal mark):
+    when every one of its first lines has as many ``;`` and every comma in them stands within
+    a number, it is read so, unambiguously. A comma-separated file whose numbers have decimal
+    commas cannot be told from one with more columns: its lines then have differing numbers of
+    values, and the message says that decimal commas may be the cause and what to do; so does
+    a cell such as ``1,5`` in a TSV file. Blank lines and lines starting with ``#`` are
     skipped; line ends may be ``\n``, ``\r\n`` or ``\r``.
 svmlight / libsvm (``label index:value index:value ...``)
     Label ``0`` marks an unlabeled point, as in svmlin; other labels are integer classes (svmlin's
@@ -93,6 +99,15 @@ _ZERO_INDEX = re.compile(r"(^|\s)0+:")
 _SEPARATORS = (";", "\t", "|")
 #: Characters of a file's line or cell shown in a message.
 _SHOWN = 60
+#: A comma within a number written with a decimal comma ("1,5", "-,5", ";,5"): a digit
+#: after it, and before it a digit, a sign, a ';' or the line's start.
+_DECIMAL_COMMA = re.compile(r"(?:(?<=[\d;+-])|^),(?=\d)")
+#: A number written with a decimal comma: "1,5", "-0,25", ",5", "1,5e-3".
+_DECIMAL = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+#: What a message adds where decimal commas may be the cause.
+_DECIMAL_COMMAS = (" If the file writes decimal commas (1,5 for 1.5), they may be the cause: save "
+                   "it with decimal points, or with ';' between the values (a file separated "
+                   "by ';' is read with its decimal commas).")
 
 
 class HeaderRowWarning(UserWarning):
@@ -225,9 +240,9 @@ def read_data(source, *, format: str = "auto", labels=None, n_features: int | No
         if labels is not None:
             raise ValueError("A separate labels file goes with an svmlight examples file only; "
                              "a CSV / TSV file keeps its labels in a column.")
-        delimiter = "\t" if format == "tsv" else _separator(text)
+        delimiter, decimal_comma = ("\t", False) if format == "tsv" else _separator(text)
         X, y, classes, feature_names, truth_cells = _read_table(text, where, delimiter,
-                                                                n_features)
+                                                                n_features, decimal_comma)
         zero_based = None
     _check_classes(classes, min_classes, where, format)
     if truth is not None:
@@ -356,6 +371,12 @@ def _first_data_line(text: str) -> str | None:
     return next((line for _, line in _data_lines(text)), None)
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` as a sentence says them: "1 feature", "2 features", "3 classes"
+    (``plural`` when it is not the noun and an s)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def _shown(text: str) -> str:
     """A line or a cell as a message quotes it: cut to ``_SHOWN`` characters."""
     return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
@@ -364,20 +385,27 @@ def _shown(text: str) -> str:
 # -- CSV / TSV ------------------------------------------------------------------------------
 
 
-def _separator(text: str) -> str:
-    """The comma, unless the first data lines have none and split alike on another common
-    separator (a spreadsheet's ``;`` in many languages, ``|``, a tab)."""
-    lines = [line for _, line in zip(range(20), _data_lines(text), strict=False)]
-    if any("," in line for _, line in lines):
-        return ","
+def _separator(text: str) -> tuple[str, bool]:
+    """The separator of a CSV file's values, and whether its numbers write decimal commas:
+    the comma, unless the first data lines split alike on another common separator (a
+    spreadsheet's ``;`` in many languages, ``|``, a tab) and have no comma, or only decimal
+    commas between the ``;`` of a semicolon file."""
+    lines = [line for _, (_, line) in zip(range(20), _data_lines(text), strict=False)]
+    if any("," in line for line in lines):
+        semicolons = {line.count(";") for line in lines}
+        if len(semicolons) == 1 and semicolons != {0} and all(
+                line.count(",") == len(_DECIMAL_COMMA.findall(line)) for line in lines):
+            return ";", True
+        return ",", False
     for separator in _SEPARATORS:
-        counts = {line.count(separator) for _, line in lines}
+        counts = {line.count(separator) for line in lines}
         if len(counts) == 1 and counts != {0}:
-            return separator
-    return ","
+            return separator, False
+    return ",", False
 
 
-def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
+def _read_table(text: str, where: str, delimiter: str, n_features: int | None,
+                decimal_comma: bool = False):
     rows, numbers = [], []
     # strict: an unclosed quote is an error, not the rest of the file read as one cell
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -396,9 +424,9 @@ def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
                 )
             if rows and len(cells) != len(rows[0]):
                 raise ValueError(
-                    f"Line {line}{where} has {len(cells)} values, but line "
+                    f"Line {line}{where} has {counted(len(cells), 'value')}, but line "
                     f"{numbers[0]} has {len(rows[0])}: every line needs the same number of "
-                    "columns."
+                    "columns." + (_DECIMAL_COMMAS if delimiter == "," else "")
                 )
             if len(rows) > MAX_POINTS:  # a header row and MAX_POINTS data rows at most
                 raise ValueError(
@@ -445,7 +473,7 @@ def _read_table(text: str, where: str, delimiter: str, n_features: int | None):
                              f"{_column(label, header)}, which spans lines: a class name is "
                              "one line (the predictions file writes one class a line). Rename "
                              "the class.")
-    X = _numbers(rows, features, numbers, header, where)
+    X = _numbers(rows, features, numbers, header, where, decimal_comma)
     cells = [row[label] for row in rows] if label is not None else [""] * len(rows)
     y, classes = _encode(cells, _unlabeled_cells(cells), numbers, where,
                          _column(label, header))
@@ -524,9 +552,9 @@ def _label_column(header, header_line, columns, n_features, first_line, where,
     if n_features is not None and width not in (n_features, n_features + 1) or (
             named is not None and n_features is not None and width != n_features + 1):
         raise ValueError(
-            f"Line {first_line}{where} has {width} values, but the model was trained on "
-            f"{n_features} features: give {n_features} feature columns, and a label column if "
-            "you have labels."
+            f"Line {first_line}{where} has {counted(width, 'value')}, but the model was trained "
+            f"on {counted(n_features, 'feature')}: give {counted(n_features, 'feature column')}, "
+            "and a label column if you have labels."
         )
     if named is not None:
         return named
@@ -551,10 +579,13 @@ def _column(j, header) -> str:
     return f"column {j + 1}" + (f" ('{header[j]}')" if header is not None else "")
 
 
-def _numbers(rows, features, numbers, header, where) -> np.ndarray:
-    """The feature cells as floats, or a sentence naming the first cell that is not a
-    finite number."""
+def _numbers(rows, features, numbers, header, where, decimal_comma=False) -> np.ndarray:
+    """The feature cells as floats (``1,5`` as 1.5 with ``decimal_comma``), or a sentence
+    naming the first cell that is not a finite number."""
     cells = [[row[j] for j in features] for row in rows]
+    if decimal_comma:
+        cells = [[cell.replace(",", ".") if _DECIMAL.fullmatch(cell) else cell for cell in row]
+                 for row in cells]
     try:
         X = np.array(cells, dtype=float).reshape(len(rows), len(features))
     except ValueError:
@@ -571,7 +602,9 @@ def _numbers(rows, features, numbers, header, where) -> np.ndarray:
                 raise ValueError(f"{at} is empty: every feature needs a value (only the label "
                                  "may be left empty, for an unlabeled point).")
             if value is None:
-                raise ValueError(f"{at} holds {_shown(cell)}, which is not a number.")
+                hint = (_DECIMAL_COMMAS if "," in cell and _is_number(cell.replace(",", "."))
+                        else "")
+                raise ValueError(f"{at} holds {_shown(cell)}, which is not a number.{hint}")
             raise ValueError(f"{at} holds {_shown(cell)}, which is not a finite number: remove "
                              "or impute it.")
     raise AssertionError("unreachable: a cell failed to convert but every cell converts")
@@ -642,8 +675,9 @@ def _truth_file(text: str, name, n_points: int, format: str):
     """A file of true classes, one per line: ``(line number, cell)`` pairs."""
     lines = [(number, line.strip()) for number, line in _data_lines(text)]
     if len(lines) != n_points:
-        raise ValueError(f"The true classes{f' {name}' if name else ''} are {len(lines)} lines, "
-                         f"but the data have {n_points} points: give one class per point "
+        raise ValueError(f"The true classes{f' {name}' if name else ''} are "
+                         f"{counted(len(lines), 'line')}, but the data have "
+                         f"{counted(n_points, 'point')}: give one class per point "
                          "('?' where it is unknown).")
     return lines
 
@@ -771,7 +805,7 @@ def _svmlight_error(lines, where, without_labels, n_features, zero_based) -> Val
                                   "indices of a line must increase.")
             if n_features is not None and index >= n_features + lowest:
                 return ValueError(f"{at} has feature {index}, but the model was trained on "
-                                  f"{n_features} features.")
+                                  f"{counted(n_features, 'feature')}.")
             previous = index
     return None
 
@@ -785,6 +819,6 @@ def _labels_file(text: str, n_examples: int):
             raise ValueError(f"Line {number} of the labels file holds {_shown(line.strip())}, "
                              "which is not a label (a number, 0 for an unlabeled point).")
     if len(lines) != n_examples:
-        raise ValueError(f"The labels file has {len(lines)} labels, but the examples file has "
-                         f"{n_examples} examples: give one label per example.")
+        raise ValueError(f"The labels file has {counted(len(lines), 'label')}, but the examples "
+                         f"file has {counted(n_examples, 'example')}: give one label per example.")
     return [line.strip() for _, line in lines], [number for number, _ in lines]

@@ -157,6 +157,81 @@ def g10n(n_samples=550, n_features=10, noise=1.0, random_state=None):
     return X, (X[:, 1] + X[:, 2] > 0).astype(int)
 
 
+#: Half the distance between the two classes of ``parallel_clusters``, of
+#: ``overlapping_gaussians`` and of the two clusters of ``crossed_clusters``: the data sets of the
+#: "When unlabeled data hurt" page, each in a plane of about two moons' size.
+PARALLEL_HALF_DISTANCE = 0.6
+OVERLAP_HALF_DISTANCE = 0.5
+CROSSED_HALF_DISTANCE = 1.0
+
+
+def parallel_clusters(n_samples=200, noise=0.2, random_state=None):
+    """Two long parallel clusters, one a class: N((-/+0.6, 0), diag(noise^2, 1)), n/2 each.
+
+    The classes are separated by a wide gap (six standard deviations across at the default
+    noise), along which the clusters stretch: the cluster assumption holds. A few labels
+    mislead the supervised SVM here, since the line halfway between two labeled points tilts
+    with their heights along the clusters; the gap does not.
+    """
+    _check_common(n_samples, noise)
+    rng = check_random_state(random_state)
+    y = np.arange(n_samples) % 2
+    across = np.where(y == 1, PARALLEL_HALF_DISTANCE, -PARALLEL_HALF_DISTANCE)
+    X = np.column_stack([across + noise * rng.standard_normal(n_samples),
+                         rng.standard_normal(n_samples)])
+    return _shuffled(X, y, rng)
+
+
+def overlapping_gaussians(n_samples=200, noise=0.6, random_state=None):
+    """Two heavily overlapping classes in the plane: N((-/+0.5, 0), noise^2 I), n/2 each.
+
+    Two equal Gaussians whose means lie ``2 m`` apart have a density with a single peak,
+    no dip between the means, when their standard deviation is at least ``m`` (here
+    ``m = 0.5``): with the default ``noise = 0.6`` no region of low density separates the
+    classes, and the cluster assumption fails. The Bayes error is ``Phi(-m / noise)``, 20 %.
+    """
+    _check_common(n_samples, noise)
+    rng = check_random_state(random_state)
+    means = [[-OVERLAP_HALF_DISTANCE, 0.0], [OVERLAP_HALF_DISTANCE, 0.0]]
+    return _gaussian_clusters(means, [0, 1], n_samples, noise, rng)
+
+
+def crossed_clusters(n_samples=200, noise=0.3, random_state=None):
+    """g10n of the LDS paper (§3.1) in the plane: two clusters N((-/+1, 0), noise^2 I), n/2
+    each, well separated along the first coordinate (their centres almost seven standard
+    deviations apart at the default noise), labelled ``x_2 > 0``.
+
+    The class boundary runs through both cluster centres, where the density is highest, and
+    the gap between the clusters separates no classes: the cluster assumption fails.
+    """
+    _check_common(n_samples, noise)
+    rng = check_random_state(random_state)
+    means = [[-CROSSED_HALF_DISTANCE, 0.0], [CROSSED_HALF_DISTANCE, 0.0]]
+    X, _ = _gaussian_clusters(means, [0, 1], n_samples, noise, rng)
+    return X, (X[:, 1] > 0).astype(int)
+
+
+def unbalanced_moons(n_samples=200, noise=0.1, random_state=None, share=0.8):
+    """Two moons (``two_moons``) with ``share`` of the points in class 0, the upper moon, and
+    the rest in the lower one.
+
+    The moons keep their gap (the cluster assumption holds), but a draw of as many labels of
+    each class says 1:1: the solvers that take the class shares of the unlabeled points from
+    the labeled ones (their balance constraints) look for a boundary that splits the data in
+    halves, through the larger moon.
+    """
+    _check_common(n_samples, noise)
+    if not 0 < share < 1:
+        raise ValueError(f"share must be strictly between 0 and 1, got {share!r}.")
+    upper = int(round(share * n_samples))
+    if not 0 < upper < n_samples:
+        raise ValueError(f"A share of {share!r} of {n_samples} points leaves a moon empty: "
+                         "give more points or a share nearer 0.5.")
+    X, y = make_moons(n_samples=(upper, n_samples - upper), noise=noise,
+                      random_state=random_state)
+    return X, y.astype(int)
+
+
 def digits_pair(n_samples=None, noise=0.0, random_state=None, digits=(3, 8)):
     """A pair of classes of scikit-learn's bundled handwritten digits (8x8 images, 64-d).
 

@@ -375,10 +375,13 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
     Trace: stage ``"T"`` (``stage_value`` = T). "init" has ``f = 0`` and ``p = r``; each
     alternation (f-step then p-step) is an "iter" state, the one that meets ``KL < eps`` is the
     "stage_end" of its temperature; "final" repeats the state of lowest effective cost.
-    ``objective`` is ``J_T`` (4), ``grad_norm`` the norm of its gradient in ``alpha`` at the new
-    p. ``extras``: ``"p"`` (as ``p_``), ``"entropy"`` ``S(p)``, ``"kl"`` ``KL(p, q)``, ``"nu"``
-    (multiplier of (5)), ``"expected_cost"`` ``E_p J(f, y')``, ``"effective_cost"`` (Eqn. 1
-    with the effective loss, the monitored value).
+    ``iteration`` counts the alternations of the state's temperature (from 1). ``objective``
+    is ``J_T`` (4), ``grad_norm`` the norm of its gradient in ``alpha`` at the new p, for the
+    smooth losses; NaN (unknown) for the hinge, whose kink at the margin, where the f-step
+    puts its support vectors, leaves only a subgradient that round-off chooses. ``extras``:
+    ``"p"`` (as ``p_``), ``"entropy"`` ``S(p)``, ``"kl"`` ``KL(p, q)``, ``"nu"`` (multiplier of
+    (5)), ``"expected_cost"`` ``E_p J(f, y')``, ``"effective_cost"`` (Eqn. 1 with the
+    effective loss, the monitored value).
     """
 
     _degenerate_causes = {"lam": LARGE_NORM_WEIGHT, "sigma": WIDE_KERNEL}
@@ -492,7 +495,8 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
                 settled = state.kl < self.eps or not state.f_converged
                 capped_temperatures += not state.f_converged
                 event = "stage_end" if settled or iteration == self.max_iter - 1 else "iter"
-                recorded = self._record(state, problem, event, stage, T, iteration)
+                # (iteration counts the alternations of this temperature from 1; 0 is the start)
+                recorded = self._record(state, problem, event, stage, T, iteration + 1)
                 if best is None or recorded.extras["effective_cost"] <= (
                     best.extras["effective_cost"]
                 ):
@@ -606,10 +610,14 @@ class DeterministicAnnealingS3VM(S3VMClassifier):
             state.alpha, state.intercept, state.p, self._design, problem.y, T, self.lam,
             self.lam_u, self.loss, state.f)
         n_unlabeled = max(state.p.size, 1)
+        # The hinge has no derivative at t = 1, where the f-step's SVM puts its free support
+        # vectors: its "gradient" there is whichever subgradient round-off picks, and moves by
+        # a factor of two when X moves by 1e-14 (wine, one-vs-rest): no number to show.
+        grad_norm = math.nan if self.loss == "hinge" else float(np.linalg.norm(grad_alpha))
         return SolverState(
             stage="T", stage_index=stage, stage_value=T, iteration=iteration, event=event,
             coef=state.alpha, intercept=state.intercept, objective=objective,
-            grad_norm=float(np.linalg.norm(grad_alpha)), train_decision=state.f,
+            grad_norm=grad_norm, train_decision=state.f,
             extras={"p": self._p_full(state.p, problem), "entropy": state.entropy,
                     "kl": state.kl, "nu": state.nu,
                     "expected_cost": objective + T / n_unlabeled * state.entropy,

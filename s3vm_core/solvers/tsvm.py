@@ -147,7 +147,8 @@ class GradientTSVM(S3VMClassifier):
     classes_, transduction_, objective_, n_iter_
 
     Trace: stage ``"C_star"`` (stage_value is C*), one "iter" state per L-BFGS iteration,
-    "stage_end" at each stage's minimizer; "init" is ``w = 0``. ``extras["C_star"]`` repeats C*.
+    "stage_end" at each stage's minimizer; "init" is ``w = 0``; "final" repeats the last
+    stage's end (its C* and its number of iterations). ``extras["C_star"]`` repeats C*.
     """
 
     _degenerate_causes = {"tol": LBFGS_TOL, "C": SMALL_COST, "sigma": WIDE_KERNEL}
@@ -220,7 +221,9 @@ class GradientTSVM(S3VMClassifier):
             lambda p: state(p.x, p.evaluation, p.stage_index, p.stage_value, p.iteration,
                             p.event),
             solver=type(self).__name__, parameter="C*", max_iter=self.max_iter, tol=self.tol)
-        yield state(end.x, end.evaluation, end.stage_index, end.stage_value, 0, "final")
+        # the answer is the last stage's minimizer, reached after that stage's iterations
+        yield state(end.x, end.evaluation, end.stage_index, end.stage_value, end.iteration,
+                    "final")
 
 
 #: Constraints of the rho-path graph (LDS paper §2.1): rho in [0, inf], k-NN or full graph.

@@ -2,7 +2,15 @@
 
 Pure numpy / joblib (no streamlit): ``compare_solvers`` runs each (draw, solver) pair in
 parallel and returns one plain dict per run, ``summarize`` reduces them per solver, and
-``rows_to_csv`` makes the download. A run counts as a *success* when at most
+``rows_to_csv`` makes the download.
+
+Did the unlabeled points help? Each row is measured against the supervised SVM that is fair
+beside its solver, fitted on the same draw's labels (``s3vm_core.fair_svm``: the solver's own
+kernel, width and C; when the solver's parameters were chosen by cross-validation, the SVM
+chosen by the same folds), never against one SVM at other settings; ``summarize`` puts each
+solver's errors beside its SVM's with 95 % intervals and the paired Wilcoxon test over the
+draws (``s3vm_core.paired_comparison``), and claims a difference only where the test supports
+it (p < 0.05). A run counts as a *success* when at most
 ``SUCCESS_ERROR`` (1 %) of the unlabeled points are misclassified: the DA paper's Table 2 counts
 "a decision boundary perfectly classifying the unlabeled data" (10 random draws of 2 labeled
 examples), but at the app's noise a point or two lie across any sensible boundary (on two
@@ -24,18 +32,30 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from sklearn.base import BaseEstimator, clone
 
-from s3vm_core import S3VMGridSearchCV, UnlabeledDidNotHelpWarning, default_grid
-from s3vm_core.metrics import unlabeled_error
+from s3vm_core import (
+    S3VMGridSearchCV,
+    UnlabeledDidNotHelpWarning,
+    default_grid,
+    fair_svm,
+    fair_svm_sentence,
+)
+from s3vm_core.metrics import ALPHA, paired_comparison, unlabeled_error
 from s3vm_explorer.engine.metrics import UNKNOWN
-from s3vm_explorer.engine.registry import make_estimator
+from s3vm_explorer.engine.registry import SOLVERS, make_estimator
 from s3vm_explorer.engine.run.backends import cluster
 from toy_data import UNLABELED, class_count, pick_labeled
 
-#: Columns of a result row, in the order of the CSV download.
+#: Columns of a result row, in the order of the CSV download: ``baseline_error`` is the error
+#: of the row's own supervised SVM on the same draw (``baseline_svm`` says which SVM), and
+#: ``verdict`` the paired test's over all the solver's draws (``summarize``).
 COLUMNS = ("solver", "draw", "seed", "success", "unlabeled_error", "baseline_error",
-           "error_vs_baseline", "objective", "seconds", "cv_error", "baseline_cv_error", "error")
+           "error_vs_baseline", "verdict", "baseline_svm", "objective", "seconds", "cv_error",
+           "baseline_cv_error", "error")
 
+#: The supervised SVM the Compare page runs as a reference (at its preset, or chosen by
+#: cross-validation); its own fair SVM is itself, so it has no verdict but ``REFERENCE``.
 BASELINE = "SVMBaseline"
+REFERENCE = "reference"
 #: Folds of the labeled points in a cross-validated choice (the fewest labels a class it
 #: needs: each fold holds one of each class).
 CV_FOLDS = 2
@@ -53,15 +73,19 @@ def draw_seeds(k: int, random_state: int = 0) -> list[int]:
 
 def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
             params: dict | None = None, estimator=None) -> dict:
-    """Fit ``solver`` on ``(X, labels)`` and score it on the unlabeled points.
+    """Fit ``solver`` on ``(X, labels)`` and score it, and its own supervised SVM, on the
+    unlabeled points.
 
     ``estimator`` (an unfitted estimator) replaces building one from ``solver`` and ``params``.
-    Never raises for a solver failure: a ``ValueError`` is reported in the row's ``"error"``
-    (so one failing solver does not stop a comparison); numbers are then ``nan``.
+    The row's ``baseline_error`` is the unlabeled error of the SVM that is fair beside the
+    fitted solver (``fair_baseline``) on the same labels, ``baseline_svm`` says which SVM it
+    is. Never raises for a solver failure: a ``ValueError`` is reported in the row's
+    ``"error"`` (so one failing solver does not stop a comparison); numbers are then ``nan``.
     """
     row = {"solver": solver, "success": False, "unlabeled_error": math.nan,
-           "objective": math.nan, "seconds": math.nan, "cv_error": math.nan,
-           "baseline_cv_error": math.nan, "error": ""}
+           "baseline_error": math.nan, "baseline_svm": "", "objective": math.nan,
+           "seconds": math.nan, "cv_error": math.nan, "baseline_cv_error": math.nan,
+           "error": ""}
     try:
         if estimator is None:
             estimator = make_estimator(solver, dict(params or {}))
@@ -84,7 +108,35 @@ def run_one(X: np.ndarray, y_true: np.ndarray, labels: np.ndarray, solver: str,
         compared = estimator.search_.comparison_
         row["cv_error"], row["baseline_cv_error"] = (compared.estimator_error,
                                                      compared.baseline_error)
+    try:
+        svm, row["baseline_svm"] = fair_baseline(estimator, X, labels)
+    except ValueError as failure:  # the row keeps its own error; its SVM's is unknown
+        row["baseline_svm"] = f"the supervised SVM could not be fitted: {failure}"
+    else:
+        row["baseline_error"] = unlabeled_error(svm.decision_function(X), labels, y_true)
     return row
+
+
+def fair_baseline(estimator, X: np.ndarray, labels: np.ndarray) -> tuple:
+    """The supervised SVM fair beside a fitted ``estimator`` on ``labels``, fitted, and which
+    SVM it is in a line.
+
+    ``s3vm_core.fair_svm`` (the solver's own kernel, width and C on the labeled points, as
+    docs/deviations.md maps each solver's cost; ``fair_svm_sentence`` names it), or, for a
+    solver chosen by cross-validation (``ChosenByCV``), the SVM that ``S3VMGridSearchCV``
+    chose by the same folds beside it and refitted on the same labels.
+    """
+    n_labeled = int(np.sum(np.asarray(labels) != UNLABELED))
+    points = f"{n_labeled} labeled point{'' if n_labeled == 1 else 's'}"
+    if isinstance(estimator, ChosenByCV):
+        return (estimator.search_.baseline_best_estimator_,
+                f"supervised SVM chosen by the same folds ({estimator.cv} folds of the held-out "
+                f"labels, the same kernel grid), on the {points}")
+    svm = fair_svm(estimator, labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reference beside the row, not the row's run
+        svm.fit(X, labels)
+    return svm, fair_svm_sentence(svm, estimator, n_labeled)
 
 
 class ChosenByCV(BaseEstimator):
@@ -140,7 +192,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                     scheduler: str | None = None,
                     runs: dict[str, str] | None = None,
                     chosen_by_cv: bool = False) -> list[dict]:
-    """Run every solver (plus the supervised baseline) on k random label draws.
+    """Run every solver (plus the supervised SVM as a reference) on k random label draws,
+    each beside its own supervised SVM on the same draws (``run_one``).
 
     Parameters
     ----------
@@ -148,8 +201,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     y_true : ndarray of shape (n,)
         The generator's true classes (0/1).
     solvers : sequence of str
-        Names of ``engine.registry.SOLVERS``; ``"SVMBaseline"`` is always added (each row's
-        ``error_vs_baseline`` compares with it on the same draw).
+        Names of ``engine.registry.SOLVERS``; ``"SVMBaseline"`` is always added, a reference
+        (each row's ``error_vs_baseline`` compares with the row's own fair SVM, not with it).
     k : int, default=10
         Number of label draws (the DA paper's Table 2 uses 10).
     n_per_class : int, default=1
@@ -190,7 +243,8 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                          f"least {CV_FOLDS} labels per class in each draw (a fold of held-out "
                          f"labels each), not {n_per_class}. Give more labels per class.")
     runs = runs or {}
-    estimators = {name: make_estimator(runs.get(name, name), dict(params.get(name, {})),
+    estimators = {name: make_estimator(runs.get(name, name),
+                                       _seeded(runs.get(name, name), params.get(name, {})),
                                        class_count(y_true)) for name in names}
     if chosen_by_cv:
         estimators = {name: ChosenByCV(estimator) for name, estimator in estimators.items()}
@@ -198,6 +252,15 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                      n_per_class=n_per_class, n_jobs=n_jobs, progress=progress,
                      scheduler=scheduler)
     return [{c: row[c] for c in COLUMNS} for row in rows]
+
+
+def _seeded(solver: str, params: dict) -> dict:
+    """``params`` with the seed of the solver's form where it has one and ``params`` do not
+    set it (S4VM's random starts): as the Watch page runs it, and the same comparison twice
+    gives the same rows (unseeded, S4VM's safe choice on a draw of two moons changed from run
+    to run, 32.8 % one time and 50 % the next)."""
+    seeds = {p.name: p.default for p in SOLVERS[solver].params if p.name == "random_state"}
+    return seeds | dict(params)
 
 
 def run_draws(X: np.ndarray, y_true: np.ndarray, estimators: dict, seeds: Sequence[int], *,
@@ -210,8 +273,9 @@ def run_draws(X: np.ndarray, y_true: np.ndarray, estimators: dict, seeds: Sequen
 
     The fits run ``n_jobs`` at a time (on the Dask cluster at ``scheduler`` if given, see
     ``compute_backend``), and ``progress(done, total)`` is called after each. Returns one
-    ``run_one`` row per (estimator, draw) with its ``"draw"`` and ``"seed"``, and the errors
-    against an estimator named ``BASELINE`` (``add_baseline``), sorted by estimator then draw.
+    ``run_one`` row per (estimator, draw) with its ``"draw"`` and ``"seed"``, its error minus
+    its own SVM's (``error_vs_baseline``) and its solver's ``verdict`` over the draws
+    (``summarize``), sorted by estimator then draw.
     """
     tasks = [(draw, seed, name) for draw, seed in enumerate(seeds) for name in estimators]
     jobs = (delayed(_task)(X, y_true, n_per_class, draw, seed, name, estimators[name])
@@ -224,27 +288,28 @@ def run_draws(X: np.ndarray, y_true: np.ndarray, estimators: dict, seeds: Sequen
             rows.append(row)
             if progress is not None:
                 progress(len(rows), len(tasks))
-    add_baseline(rows)
     order = {name: i for i, name in enumerate(estimators)}
-    return sorted(rows, key=lambda r: (order[r["solver"]], r["draw"]))
-
-
-def add_baseline(rows: Sequence[dict]) -> None:
-    """Give every row the supervised baseline's error on its draw (``baseline_error``, nan
-    without a baseline row) and its own error minus that (``error_vs_baseline``)."""
-    baseline = {r["draw"]: r["unlabeled_error"] for r in rows if r["solver"] == BASELINE}
+    rows.sort(key=lambda r: (order[r["solver"]], r["draw"]))
     for row in rows:
-        row["baseline_error"] = baseline.get(row["draw"], math.nan)
         row["error_vs_baseline"] = row["unlabeled_error"] - row["baseline_error"]
+    verdicts = {s["solver"]: s["verdict"] for s in summarize(rows)}
+    for row in rows:
+        row["verdict"] = verdicts[row["solver"]]
+    return rows
 
 
 def summarize(rows: Sequence[dict]) -> list[dict]:
-    """One row per solver: successes, mean and spread of the unlabeled error, time.
+    """One row per solver: successes, the unlabeled error beside its own SVM's, time.
 
     The error statistics and ``success_rate`` are over the draws where the solver ran and its
     error could be computed (``scored``; ``failed`` counts the draws where it did not run); NaN
     -- "unknown" -- when no draw could be scored (no unlabeled point of known class).
-    ``error_std`` is the sample standard deviation.
+    ``error_std`` is the sample standard deviation. ``paired`` is
+    ``s3vm_core.paired_comparison`` of the scored draws' errors against their own SVM's
+    (``baseline_error``; means with 95 % intervals, draws below / equal / above, the Wilcoxon
+    signed-rank p), ``verdict`` its verdict ("better", "worse", "no significant difference" at
+    p < 0.05; ``REFERENCE`` for the reference SVM ``BASELINE``, whose own SVM is itself), and
+    ``baseline_svm`` which SVM it is, in a line.
     """
     out = []
     for name in dict.fromkeys(r["solver"] for r in rows):
@@ -252,8 +317,7 @@ def summarize(rows: Sequence[dict]) -> list[dict]:
         ran = [r for r in mine if not r["error"]]
         scored = [r for r in ran if r["success"] is not None]
         errors = np.array([r["unlabeled_error"] for r in scored], dtype=float)
-        versus = np.array([r["error_vs_baseline"] for r in scored], dtype=float)
-        versus = versus[np.isfinite(versus)]
+        paired = paired_comparison(errors, [r.get("baseline_error", math.nan) for r in scored])
         seconds = np.array([r["seconds"] for r in ran], dtype=float)
         successes = sum(r["success"] for r in scored)
         out.append({
@@ -265,11 +329,40 @@ def summarize(rows: Sequence[dict]) -> list[dict]:
             "mean_error": float(errors.mean()) if scored else math.nan,
             "error_std": (float(errors.std(ddof=1)) if len(scored) > 1
                           else 0.0 if scored else math.nan),
-            "mean_error_vs_baseline": float(versus.mean()) if versus.size else math.nan,
+            "mean_error_vs_baseline": (paired.mean - paired.baseline_mean if paired.n
+                                       else math.nan),
+            "paired": paired,
+            "verdict": REFERENCE if name == BASELINE else paired.verdict,
+            "baseline_svm": _one_sentence([r.get("baseline_svm", "") for r in ran]),
             "median_seconds": float(np.median(seconds)) if ran else math.nan,
             "failed": len(mine) - len(ran),
         })
     return out
+
+
+def _one_sentence(sentences: Sequence[str]) -> str:
+    """The sentence that names a solver's SVM on every draw, or the first draw's and a word
+    that it differs (a width resolved from each draw's labels)."""
+    distinct = list(dict.fromkeys(s for s in sentences if s))
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else ""
+    return f"{distinct[0]} (on the first draw; its settings differ between the draws)"
+
+
+def verdict_counts(summary: Sequence[dict]) -> dict[str, int]:
+    """How many solvers of ``summarize``'s rows are better than, level with ("no significant
+    difference") and worse than their own supervised SVM at p < ``ALPHA``: the wins, ties and
+    losses of a comparison (the reference SVM left out)."""
+    counts = {"better": 0, "no significant difference": 0, "worse": 0}
+    for s in summary:
+        if s["verdict"] in counts:
+            counts[s["verdict"]] += 1
+    return counts
+
+
+#: The fewest draws with which the paired test can reach p < ALPHA: with n draws that all
+#: differ in one direction, the two-sided Wilcoxon signed-rank p is 2 / 2^n, 0.0625 at n = 5.
+FEWEST_DRAWS_FOR_A_VERDICT = next(n for n in range(1, 64) if 2 / 2**n < ALPHA)
 
 
 def rows_to_csv(rows: Sequence[dict]) -> str:

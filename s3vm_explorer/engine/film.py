@@ -8,7 +8,12 @@ Streamlit-free and shared: a run's process builds the app's film at the end of i
 The numbers under the film (step, objective, gradient norm, unlabeled error and its difference
 to the supervised SVM) travel with the film, a few strings per frame, and the player shows
 those of the frame on screen: they move with the film while it plays, without a round trip to
-the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 50).
+the server per frame (a page rerun takes a few hundred milliseconds; a frame lasts 120 or
+more).
+
+Play's pace (``frame_durations``) follows the solver's outer steps: at 1x the inner iterations
+pass quickly and the frame that ends each outer step (a γ, a T, a C*, an α) stays while a
+lecturer says what it shows.
 
 The frames travel as bytes, compressed (zlib; the browser inflates them with its own
 DecompressionStream): the decision on the display grid quantised like the heatmaps
@@ -21,6 +26,7 @@ quarter of a megabyte with its numbers and the supervised SVM's boundary.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import math
@@ -53,7 +59,7 @@ from s3vm_explorer.engine.metrics import UNKNOWN, n_classes_of
 from s3vm_explorer.engine.params import FILM_SPEEDS
 from s3vm_explorer.engine.protocol import Run, RunRequest
 from s3vm_explorer.engine.registry import SOLVERS
-from s3vm_explorer.engine.stages import event_text, returned_state, stage_text
+from s3vm_explorer.engine.stages import STAGE_NAMES, event_text, returned_state, stage_text
 from toy_data import DATASETS, UNLABELED
 
 #: The player's own files (the page, the GIF writer, the player), played by the Watch page's
@@ -62,8 +68,19 @@ PLAYER_FOLDER = Path(__file__).with_name("film_player")
 PLAYER_FILES = ("index.html", "gif.js", "player.js")
 #: The installed plotly package's own plotly.js, so the player and the package agree.
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-#: Time a frame stays on screen while playing at 1x: Play runs at up to 20 frames per second.
-FRAME_MS = 50
+#: Play's pace at 1x (``frame_durations``), in milliseconds. An inner iteration's frame: the
+#: boundary moves at about eight frames a second, a motion the eye follows.
+FRAME_MS = 120
+#: The frame that ends an outer step (and the start): about a sentence of a lecture, said over
+#: the boundary of that γ, T, C* or α.
+STEP_MS = 2500
+#: A film of many outer steps (S4VM's candidates, DA's temperatures) lasts at most this long
+#: at 1x: each step's frame then stays shorter, but at least ``SHORTEST_STEP_MS``.
+LONGEST_FILM_MS = 45_000
+SHORTEST_STEP_MS = 500
+#: A film of one stage (Newton's or PCG's steps, branch and bound's bounds, a fit) is its
+#: steps: they share this much time, each at least ``FRAME_MS`` and at most ``STEP_MS``.
+ONE_STAGE_FILM_MS = 12_000
 #: Time a looping film holds its last frame before it starts over: the result is what a
 #: lecturer talks over.
 HOLD_MS = 3000
@@ -136,7 +153,7 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     numbers = [
         step,
         {"label": "objective", "values": [_number(s.objective, ".4g") for s in shown]},
-        {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown]},
+        _gradient_numbers(shown),
     ]
     if y_true is None:
         return numbers
@@ -158,12 +175,146 @@ def film_numbers(run, labels: np.ndarray, y_true: np.ndarray | None = None,
     return [*numbers, error]
 
 
+#: What the gradient's number is, in its tooltip.
+GRADIENT_HELP = (
+    "The norm of the gradient of the objective the solver minimizes at this step (for cS3VM "
+    "the smoothed L_γ of the current γ, for QN-S3VM F of the current α, for ∇TSVM the "
+    "objective (4) of the current C*): near 0 where a stage has converged. A dash where the "
+    "solver has no gradient to show: a direct solve, LIBSVM, or DA with the hinge loss, "
+    "which has no derivative at the margin, where the SVM of its f-step puts its support "
+    "vectors (any subgradient there is as good as another, and round-off picks one).")
+#: What the gradient's number is on cS3VM's answer, whose objective is (2) itself.
+UNSMOOTHED_GRADIENT_NOTE = "of objective (2), not L_γ"
+UNSMOOTHED_GRADIENT_HELP = (
+    " On cS3VM's answer the objective is (2) itself, the S3VM objective without smoothing, "
+    "and so is the gradient: the answer minimizes the last smoothed L_γ (γ_end), a "
+    "different function, so the gradient of (2) there is not 0. (2) is not smooth either "
+    "(the labeled points' hinge has a kink at the margin); the number says how far the "
+    "answer is from a stationary point of (2), not that the path failed to converge, whose "
+    "measure is the gradient of L_γ on the frame before.")
+
+
+def _gradient_numbers(shown) -> dict:
+    """The gradient's norm of each frame, with what it is of: on cS3VM's answer (the final
+    state, which reports the objective (2) itself, ``ContinuationS3VM``) a note under the
+    number says so, and the tooltip says why it is not 0."""
+    number = {"label": "‖gradient‖", "values": [_number(s.grad_norm, ".3g") for s in shown],
+              "help": GRADIENT_HELP}
+    last = shown[-1]
+    first = last.states[0] if hasattr(last, "states") else last  # (a one-vs-rest state)
+    if (last.event == "final" and first.stage == "gamma"
+            and math.isfinite(last.grad_norm)):
+        number["notes"] = [""] * (len(shown) - 1) + [UNSMOOTHED_GRADIENT_NOTE]
+        number["better"] = [None] * len(shown)
+        number["help"] += UNSMOOTHED_GRADIENT_HELP
+    return number
+
+
+def frame_durations(run) -> list[int]:
+    """How long each frame of the film stays on screen while Play runs at 1x (ms).
+
+    A film of several outer stages (γ, T, C*, α, S4VM's candidates) is paced by them: the
+    start and the frame that ends each stage (the last of its frames) stay ``STEP_MS``, time
+    to say what that stage did, and the inner iterations between pass at ``FRAME_MS``; a film
+    of so many stages that it would outlast ``LONGEST_FILM_MS`` gives each stage's frame its
+    share of that (at least ``SHORTEST_STEP_MS``). A film of one stage (Newton's or PCG's
+    steps, branch and bound's bounds, a fit) spreads ``ONE_STAGE_FILM_MS`` over its frames,
+    each between ``FRAME_MS`` and ``STEP_MS``. The setup's frames pass at ``FRAME_MS``. The
+    last frame's time is that of a step (a looping film holds it ``HOLD_MS``).
+    """
+    shown = [run.states[i] for i in run.frames]
+    solving = [k for k, s in enumerate(shown) if s.stage != "setup"]
+    durations = [FRAME_MS] * len(shown)
+    if not solving:
+        return durations
+    if len({shown[k].stage_index for k in solving}) == 1:  # one stage: its steps
+        each = int(np.clip(ONE_STAGE_FILM_MS / len(solving), FRAME_MS, STEP_MS))
+        for k in solving:
+            durations[k] = each
+        return durations
+    # a stage ends where the next frame belongs to another stage (in one-vs-rest, the leading
+    # problem's); the start is where the lecturer says what the film will show
+    ends = [solving[0], *(k for k, after in zip(solving, solving[1:], strict=False)
+                          if shown[after].stage_index != shown[k].stage_index)]
+    ends = sorted(set(ends))
+    inner = len(shown) - len(ends) - 1
+    each = int(np.clip((LONGEST_FILM_MS - FRAME_MS * inner) / len(ends), SHORTEST_STEP_MS,
+                       STEP_MS))
+    for k in ends:
+        durations[k] = each
+    durations[-1] = max(durations[-1], each)
+    return durations
+
+
 def film_titles(run) -> list[str]:
     """The film's title over each frame: the stage (``engine.stages.stage_text``), and on the last
     frame of a solver that returned to an earlier state, what that state is."""
     last = len(run.states) - 1
     returned = returned_state(run.states) is not None
     return [stage_text(run.states[i], returned and i == last) for i in run.frames]
+
+
+def film_sentences(titles: list[str], numbers: list[dict], points: np.ndarray,
+                   labels: np.ndarray, n_classes: int = 2) -> list[str]:
+    """Each frame of the film in a sentence, for a reader who does not see it (the player reads
+    it out as the frame changes, and it is the film's accessible description): the frame's
+    place in the film, its title (``film_titles``: the stage and its parameter, γ, T, C*, α or
+    the iteration), its objective and unlabeled error as the numbers under the film show them
+    (``film_numbers``; "unknown" where there is none), and how many unlabeled points changed
+    side since the frame before (one-vs-rest: changed class), counted on ``points``, the class
+    each point is painted in, frame by frame (``_binary_frames``, ``_one_vs_rest_frames``):
+    an unlabeled point's is its predicted class.
+
+    "Frame 3 of 56, γ = 0.5, iteration 2. Objective 41.7, unlabeled error 12.5 %. 4 unlabeled
+    points changed side since the previous frame."
+    """
+    values = {number["label"]: number["values"] for number in numbers}
+    n_frames = len(titles)
+
+    def said(label: str, k: int) -> str:
+        value = values[label][k] if label in values else UNKNOWN
+        return UNKNOWN if value == "—" else value  # (a dash is for the eye)
+
+    unlabeled = np.asarray(labels) == UNLABELED
+    moved = np.diff(np.asarray(points)[:, unlabeled], axis=0) != 0
+    changes = np.r_[0, np.sum(moved, axis=1)]
+    what = "side" if n_classes == 2 else "class"
+    sentences = []
+    for k, title in enumerate(titles):
+        if k == 0:
+            change = "The film starts here."
+        elif changes[k] == 0:
+            change = f"No unlabeled point changed {what} since the previous frame."
+        else:
+            points_word = "point" if changes[k] == 1 else "points"
+            change = (f"{changes[k]} unlabeled {points_word} changed {what} since the previous "
+                      "frame.")
+        sentences.append(f"Frame {k + 1} of {n_frames}, {title.replace(' · ', ', ')}. "
+                         f"Objective {said('objective', k)}, unlabeled error "
+                         f"{said('unlabeled error', k)}. {change}")
+    return sentences
+
+
+def film_label(run, n_classes: int, baseline: bool = False, context: dict | None = None) -> str:
+    """The film's figure in words, its accessible name (the player's figure is an image to a
+    screen reader; ``film_sentences`` describe its frames): what the film is of
+    (``film_context``), how many frames, and what each part of the figure draws."""
+    context = context or {}
+    of = (f" of {context['solver']} on {context['data']}" if context.get("solver") else "")
+    if n_classes == 2:
+        drawn = ("the points over the colours of the decision function f, with the boundary "
+                 "f = 0 and the margins f = ±1")
+    else:
+        drawn = (f"the points of {n_classes} classes over the colour of the class whose f is "
+                 "largest, with each class's boundary f = 0 against the rest in its colour")
+    if baseline:
+        drawn += ", and the supervised SVM's boundary dashed"
+    final = run.states[-1]
+    stage = STAGE_NAMES.get(final.stage, final.stage)
+    charts = ("the objective and the outer parameter " + stage
+              if any(math.isfinite(s.stage_value) for s in run.states) else "the objective")
+    return (f"The film{of}, {len(run.frames)} frames: {drawn}; and charts of {charts} over "
+            "the solver's steps.")
 
 
 def _aspect(run) -> float:
@@ -178,9 +329,11 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
               context: dict | None = None) -> dict:
     """Everything the player needs to play ``run``, as component arguments: the still figure
     (plotly JSON) and, per frame, the grid's decision values and the point colours
-    (zlib-compressed bytes), the stage text, the values the progress markers sit on and the
-    numbers (``film_numbers``). With ``show_baseline`` the supervised SVM's f = 0 is a dashed
-    line and its error the reference; ``identity`` is the film's id (``film_id``), ``speed``
+    (zlib-compressed bytes), the stage text, the values the progress markers sit on, the
+    numbers (``film_numbers``), its sentence (``film_sentences``) and how long it stays on screen
+    at 1x (``frame_durations``); the figure's accessible name (``film_label``).
+    With ``show_baseline`` the supervised SVM's f = 0 is a dashed line and its error the
+    reference; ``identity`` is the film's id (``film_id``), ``speed``
     and ``loop`` Play's settings, ``axis_titles`` the view's (``engine.data.View``), ``context``
     what the film is of (``film_context``: what it saves carries it, and its file names).
 
@@ -192,6 +345,9 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
               else _one_vs_rest_frames(run, labels, n_classes))
     baseline = run.baseline if show_baseline else None
     baseline_grid = baseline.grid if baseline is not None else None
+    titles = film_titles(run)
+    numbers = film_numbers(run, labels, y_true, baseline)
+    points = np.asarray(frames.pop("points"))
     return {
         "film": identity,
         "figure": player_figure(run, X2, labels, baseline_grid, axis_titles).to_json(),
@@ -210,19 +366,21 @@ def film_args(run: Run, X2: np.ndarray, labels: np.ndarray, y_true: np.ndarray |
         # classes 0 and 1: there the classes keep their own)
         "dark_colors": DARK_COLORS if n_classes <= 4 else {
             old: new for old, new in DARK_COLORS.items() if old not in CLASS_COLORS},
-        "points": zlib.compress(np.asarray(frames.pop("points")).astype(np.uint8).tobytes()),
+        "points": zlib.compress(points.astype(np.uint8).tobytes()),
         "point_colors": frames.pop("point_colors"),
         "n_points": len(labels),
         "points_trace": 0,
         "states": run.frames.tolist(),
-        "titles": film_titles(run),
+        "titles": titles,
         "steps": [s.step for s in shown],
-        "numbers": film_numbers(run, labels, y_true, baseline),
+        "numbers": numbers,
+        "sentences": film_sentences(titles, numbers, points, labels, n_classes),
+        "label": film_label(run, n_classes, baseline is not None, context),
         "progress": [
             {"x": "xaxis2", "y": "yaxis2", "values": _finite(s.objective for s in shown)},
             {"x": "xaxis3", "y": "yaxis3", "values": _finite(s.stage_value for s in shown)},
         ],
-        "frame_ms": FRAME_MS,
+        "frame_ms": frame_durations(run),
         "hold_ms": HOLD_MS,
         "speeds": list(FILM_SPEEDS),
         "speed": float(speed),
@@ -264,26 +422,48 @@ def _one_vs_rest_frames(run, labels: np.ndarray, n_classes: int) -> dict:
             "region_colors": region_colors(n_classes).tobytes(), "class_lines": palette}
 
 
-def film_page(args: dict, frame: int | None = None) -> str:
-    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
-    and the player inlined, the film's arguments (``film_args``; bytes in base64) in a script
-    before the player's, opening on ``frame`` (the last by default). The page the player's
-    "Save" row makes in the browser, made here for notebooks and the command line."""
+@functools.cache
+def player_sources() -> tuple[tuple[str, str], ...]:
+    """The player's scripts as ``(file name, text)`` in the order the page runs them: the
+    installed plotly.js, the GIF writer and the player."""
+    return (("plotly.min.js", PLOTLY_JS.read_text(encoding="utf-8")),
+            *((name, (PLAYER_FOLDER / name).read_text(encoding="utf-8"))
+              for name in PLAYER_FILES[1:]))
+
+
+@functools.cache
+def player_digest() -> str:
+    """A short digest of the player's scripts (``player_sources``): a film played with the
+    scripts of another version of the player or of plotly.js would not be this film."""
+    return hashlib.sha256(json.dumps(player_sources()).encode()).hexdigest()[:16]
+
+
+def saved_film(args: dict, frame: int | None = None) -> str:
+    """The film as the player's saved page reads it (``window.standaloneFilm``): its arguments
+    (``film_args``; bytes in base64) opening on ``frame`` (the last by default), as JSON that
+    can stand inside a ``<script>`` element (every "<" written as \\u003c, so no "</script>"
+    or "<!--" can end or confuse it)."""
     saved = {"theme": None, "frame": len(args["states"]) - 1 if frame is None else int(frame),
              "args": {key: {"base64": base64.b64encode(value).decode("ascii")}
                       if isinstance(value, bytes) else value for key, value in args.items()}}
+    return json.dumps(saved, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def script(text: str) -> str:
+    """JavaScript as an inline ``<script>`` element: a "</script" in its strings, regular
+    expressions or comments written "<\\/script", which reads the same in all three."""
+    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+
+def film_page(args: dict, frame: int | None = None) -> str:
+    """The player and its film as one HTML page that plays offline: plotly.js, the GIF writer
+    and the player inlined, the film's arguments (``saved_film``) in a script before the
+    player's, opening on ``frame`` (the last by default). The page the player's "Save" row
+    makes in the browser, made here for notebooks and the command line."""
     page = (PLAYER_FOLDER / "index.html").read_text(encoding="utf-8")
-    scripts = {"plotly.min.js": PLOTLY_JS.read_text(encoding="utf-8"),
-               "gif.js": (PLAYER_FOLDER / "gif.js").read_text(encoding="utf-8"),
-               "player.js": (PLAYER_FOLDER / "player.js").read_text(encoding="utf-8")}
-
-    def script(text: str) -> str:
-        return "<script>" + text.replace("</script", "<\\/script") + "</script>"
-
-    for name, text in scripts.items():
+    for name, text in player_sources():
         inlined = script(text)
         if name == "player.js":  # the film first: the player reads it as it starts
-            film = json.dumps(saved, allow_nan=False)
-            inlined = script(f"window.standaloneFilm = {film};") + inlined
+            inlined = script(f"window.standaloneFilm = {saved_film(args, frame)};") + inlined
         page = page.replace(f'<script src="{name}"></script>', inlined)
     return page

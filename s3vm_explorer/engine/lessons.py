@@ -21,7 +21,8 @@ from s3vm_core import (
 )
 from s3vm_core.metrics import unlabeled_error
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
-from s3vm_explorer.engine.comparison import BASELINE, compare_solvers, run_draws
+from s3vm_explorer.engine import hurt
+from s3vm_explorer.engine.comparison import BASELINE, _seeded, compare_solvers, run_draws
 from s3vm_explorer.engine.presets import (
     BOTH,
     CHOSEN_BY_CV,
@@ -40,10 +41,11 @@ GRID = 40
 
 #: Label draws of the teaching pages' comparisons (the DA paper's Table 2 uses 10).
 DRAWS = 10
-#: Above this many points the label draws run two at a time. Below, starting the two worker
-#: processes costs more than it saves: the Annealing page's 30 fits on 200 points took 2.6–2.8 s
-#: in one process against 3.5–3.8 s in two; on 500 points 5.5 s against 4.6 s.
-PARALLEL_ABOVE = 300
+#: Above this much work (fits times points) the label draws run two at a time. Below, starting
+#: the two worker processes costs more than it saves: the Annealing page's 30 fits on 200 points
+#: (6,000) took 2.6–2.8 s in one process against 3.5–3.8 s in two; on 500 points (15,000) 5.5 s
+#: against 4.6 s.
+PARALLEL_ABOVE = 10_000
 
 
 def continuation_run(source, labels: tuple, C: float, sigma: float | None = None):
@@ -147,17 +149,18 @@ def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
 
 def continuation_against_gradient(C: float, sigma: float | None) -> tuple:
     """The Continuation page's comparison (``label_draws``'s ``runs``): cS3VM and ∇TSVM on the
-    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1), and the
-    supervised SVM."""
+    same kind of objective, kernel and costs C = C* (the cS3VM paper's Table 1). Each is
+    measured against its own supervised SVM (``engine.comparison.fair_baseline``), here the
+    same one for both: the SVM with their kernel and C."""
     same = (("C", C), ("C_star", C), ("sigma", sigma))
-    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same),
-            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+    return (("cS3VM", "ContinuationS3VM", same), ("∇TSVM", "GradientTSVM", same))
 
 
 def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
                                n_points: int) -> tuple:
-    """The Annealing page's comparison (the DA paper's Table 2): DA, ∇TSVM with the same
-    kernel and weights, and the supervised SVM, for draws of one label per class.
+    """The Annealing page's comparison (the DA paper's Table 2): DA and ∇TSVM with the same
+    kernel and weights, for draws of one label per class, each against its own supervised
+    SVM (the same one for both: C = 1/(λ l), the SVM of DA's labeled loss).
 
     (4) divided by λ is an SVM objective with C = 1/(λ l) on each of the l = 2 labeled points
     and C* = λ'/(λ u) (λ' = 1) on each of the u unlabeled ones."""
@@ -166,8 +169,18 @@ def annealing_against_gradient(loss: str, lam: float, sigma: float | None,
                                                   ("sigma", sigma))),
             ("∇TSVM", "GradientTSVM", (("C", 1 / (lam * n_labeled)),
                                        ("C_star", 1 / (lam * (n_points - n_labeled))),
-                                       ("sigma", sigma))),
-            ("SVMBaseline", "SVMBaseline", (("sigma", sigma),)))
+                                       ("sigma", sigma))))
+
+
+def run_settings(runs: tuple, name: str) -> str:
+    """The parameters a run of ``runs`` (``label_draws``'s) sets, in words ("C = 50, C* =
+    0.505, σ = 0.25"): a page says with which settings a solver ran, where two pages run it
+    differently."""
+    symbols = {"C_star": "C*", "sigma": "σ", "lam": "λ"}
+    (params,) = [params for run, _, params in runs if run == name]
+    return ", ".join(f"{symbols.get(key, key)} = {value:.3g}" if isinstance(value, float)
+                     else f"{symbols.get(key, key)} = {value}"
+                     for key, value in params if value is not None)
 
 
 def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
@@ -177,9 +190,10 @@ def _form(solver: str, n_points: int, params: dict) -> tuple[dict, str]:
     return params, "exact" if note is None else SOLVERS[solver].scalable.what
 
 
-def _jobs(n_points: int) -> int:
-    """Worker processes for a sweep of fits on ``n_points`` points (``PARALLEL_ABOVE``)."""
-    return 2 if n_points > PARALLEL_ABOVE else 1
+def _jobs(n_points: int, n_fits: int) -> int:
+    """Worker processes for a sweep of ``n_fits`` fits on ``n_points`` points
+    (``PARALLEL_ABOVE``)."""
+    return 2 if n_points * n_fits > PARALLEL_ABOVE else 1
 
 
 def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict]:
@@ -188,12 +202,13 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
 
     ``runs`` holds ``(name, solver, params)`` triples, ``params`` a tuple of ``(name, value)``
     pairs. Draw ``d`` labels ``pick_labeled(y, 1, random_state=seed + d)``, ``seed`` the data
-    source's: the first is the labeling a new data set starts with. Returns one row per (run,
-    draw), ``engine.comparison.run_draws``'s with ``"solver"`` the run's name (the errors are
-    against a run named ``"SVMBaseline"``); ``progress(done, total)`` after each fit (two at a
-    time above ``PARALLEL_ABOVE`` points). Above the app's size for it a solver runs its
-    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which
-    ("exact" or the form's description).
+    source's: the first is the labeling a new data set starts with. Returns one row per (run, draw),
+    ``engine.comparison.run_draws``'s with ``"solver"`` the run's name: each row holds the error of
+    the run's own supervised SVM on the same draw (``baseline_error``) and its verdict over the
+    draws (``engine.comparison.summarize``); ``progress(done, total)`` after each fit (two at a time
+    above ``PARALLEL_ABOVE`` points times fits). Above the app's size for it a solver runs its
+    scalable form, as on the Watch and Compare pages, and each row's ``"form"`` says which ("exact"
+    or the form's description).
     """
     data = source.build()
     X, y_true = data.X, data.y_true
@@ -202,7 +217,7 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
         params, forms[name] = _form(solver, len(X), dict(params))
         estimators[name] = make_estimator(solver, params)
     rows = run_draws(X, y_true, estimators, [source.seed + draw for draw in range(k)],
-                     n_jobs=_jobs(len(X)), progress=progress)
+                     n_jobs=_jobs(len(X), k * len(estimators)), progress=progress)
     for row in rows:
         row["form"] = forms[row["solver"]]
     return rows
@@ -238,7 +253,7 @@ def comparison(source, k: int, n_per_class: int, solvers: tuple, preset: str,
             params[run], forms[run] = _form(solver, len(X), chosen)
     rows = compare_solvers(X, y_true, names, k=k, n_per_class=n_per_class,
                            random_state=source.seed, params=params, runs=runs, progress=progress,
-                           scheduler=scheduler, n_jobs=_jobs(len(X)),
+                           scheduler=scheduler, n_jobs=_jobs(len(X), k * (len(names) + 1)),
                            chosen_by_cv=chosen_by_cv)
     for row in rows:
         row["form"] = forms.get(row["solver"], "exact")
@@ -294,3 +309,31 @@ def local_minima(source, draws: int, C: float | None, max_time: float,
         if progress is not None:
             progress(draw + 1, draws)
     return rows
+
+
+def unlabeled_hurt(n_points: int, draws: int, n_per_class: int, seed: int,
+                   progress=None, n_jobs: int = 2) -> dict[str, list[dict]]:
+    """Every solver of ``engine.hurt.SOLVERS`` against its own supervised SVM on each data set
+    of ``engine.hurt.CASES`` (``n_points`` points drawn with ``seed``), over the same ``draws``
+    label draws of ``n_per_class`` points per class: draw ``d`` labels
+    ``pick_labeled(y, n_per_class, random_state=seed + d)``, as ``label_draws``.
+
+    Each solver runs at its generic defaults (S4VM with its form's seed), the same rules on
+    every data set; each row holds its own fair SVM's error on the same draw
+    (``engine.comparison.run_draws``). Returns the rows by data set name; ``progress(done,
+    total)`` after each fit, the fits ``n_jobs`` at a time: two pay even for the page's fewest
+    fits, 6 draws of 40 points, 12 s of CPU in one process (S4VM's a third of a second each)
+    and 18 s in two, 6 s of which start them (at a load average of 13 on two cores).
+    """
+    estimators = {solver: make_estimator(solver, _seeded(solver, {})) for solver in hurt.SOLVERS}
+    seeds = [seed + draw for draw in range(draws)]
+    each = draws * len(estimators)
+    results, done = {}, 0
+    for name, case in hurt.CASES.items():
+        X, y_true = case.data(n_points, seed)
+        report = None if progress is None else (
+            lambda finished, _, before=done: progress(before + finished, each * len(hurt.CASES)))
+        results[name] = run_draws(X, y_true, estimators, seeds, n_per_class=n_per_class,
+                                  n_jobs=n_jobs, progress=report)
+        done += each
+    return results

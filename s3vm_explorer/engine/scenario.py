@@ -1,17 +1,20 @@
 """The share link: a scenario described as JSON, and a shared one parsed and validated.
 
-A scenario is what a teacher shares: the data set (generator, n, noise, seed, added points),
-the labels, the solver with its parameters or preset, the Watch page's budget and film
-settings, and the Compare page's choice of presets. ``describe`` writes one from plain values;
-``parse`` reads one from a link's text, as JSON only (never unpickled), holding every field to
-what the widget that shows it accepts. Streamlit-free: ``ui.state`` moves the values between a
-scenario and the session.
+A scenario is what a teacher shares: the data set (generator, n, noise, seed, added points;
+or the name of an uploaded file and whether its features are standardized), the labels, the
+solver with its parameters or preset, the Watch page's budget and film settings, the
+Compare page's choice of presets and the When unlabeled data hurt page's settings.
+``describe`` writes one from plain values; ``parse`` reads one from a link's text, as JSON only
+(never unpickled), holding every field to what the widget that shows it accepts.
+Streamlit-free: ``ui.state`` moves the values between a scenario and the session.
 """
 
 from __future__ import annotations
 
 import json
 
+from s3vm_explorer.engine import hurt
+from s3vm_explorer.engine.guides import read_lesson
 from s3vm_explorer.engine.params import (
     BUDGET,
     FILM_SPEEDS,
@@ -34,15 +37,18 @@ from toy_data import DATASETS, UNLABELED
 
 #: The fields of a scenario (``describe`` writes them all; a link may leave any out).
 FIELDS = ("dataset", "n", "noise", "seed", "labels", "points", "solver", "params", "preset",
-          "budget", "speed", "loop", "presentation", "compare", "file")
-#: The ``dataset`` of a link made from an uploaded file (named by ``file``): the data cannot
-#: travel in a link, so it opens on the default data set and says so.
+          "budget", "speed", "loop", "presentation", "compare", "file", "standardize", "hurt",
+          "lesson")
+#: The ``dataset`` of a link made from an uploaded file (named by ``file``, with whether its
+#: features were standardized, ``standardize``): the data cannot travel in a link, so it opens
+#: on the default data set, says so, and standardizes the file as the link says once it is
+#: uploaded.
 UPLOADED = "uploaded"
 #: What a field takes when a link leaves it out or gives a value that cannot be used (the
 #: data set's own n and noise are its registry entry's).
 DEFAULTS = {"dataset": "two_moons", "seed": SEED.default, "solver": DEFAULT_SOLVER,
             "budget": BUDGET.default, "speed": 1.0, "loop": False, "presentation": False,
-            "compare": PAPER}
+            "compare": PAPER, "hurt": hurt.DEFAULTS}
 #: Longest scenario text read. The address a link opens is at most about 128,000 bytes long
 #: for the server (Tornado's request header limit; beyond it the browser shows a bare "HTTP
 #: ERROR 400"), and JSON takes up to three times its length in an address, where quotes,
@@ -57,12 +63,18 @@ DEFAULT_LABELS = "the data set starts with one random label per class"
 
 def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
              solver: str, params: dict, form: dict, budget, speed: float, loop: bool,
-             presentation: bool, compare: str, uploaded: str | None = None) -> dict:
+             presentation: bool, compare: str, uploaded: str | None = None,
+             standardized: bool = False, hurt_settings: dict | None = None,
+             lesson: dict | None = None) -> dict:
     """A JSON-able scenario. ``labels`` are the class indices of every point (``-1`` =
     unlabeled), ``params`` the solver's parameters set in the session (none when its form was
     never drawn) and ``form`` all its form's values, by which the scenario names its preset.
     ``uploaded`` names the uploaded file the session shows instead of the generator's data:
-    the scenario then carries its name only (dataset ``UPLOADED``), no data and no labels."""
+    the scenario then carries its name only (dataset ``UPLOADED``), no data and no labels, and
+    whether its features are ``standardized`` (z-scores). ``hurt_settings`` are the When unlabeled
+    data hurt page's (``engine.hurt.SETTINGS``), carried as the field ``"hurt"``; ``lesson`` the
+    guided lesson open (``ui.guide``: its page and step), carried as ``{"page", "step"}``
+    with the step counted from 1, so that a slide can link to step 3."""
     if uploaded is not None:
         dataset, labels, points, params = UPLOADED, [], [], {}
     described = {"dataset": dataset, "n": n, "noise": noise, "seed": seed,
@@ -71,10 +83,15 @@ def describe(*, dataset: str, n: int, noise: float, seed: int, labels, points,
                  "loop": loop, "presentation": presentation, "compare": compare}
     if points:
         described["points"] = [list(point) for point in points]
+    if hurt_settings is not None:
+        described["hurt"] = dict(hurt_settings)
+    if lesson is not None:
+        described["lesson"] = {"page": lesson["page"], "step": lesson["step"] + 1}
     if uploaded is not None:
         described = {key: value for key, value in described.items()
                      if key not in ("n", "noise", "seed", "labels")}
         described["file"] = uploaded
+        described["standardize"] = bool(standardized)
     if params and (preset := matching_preset(dataset, solver, form, n)) is not None:
         described["preset"] = preset
     return described
@@ -92,10 +109,13 @@ def parse(text: str) -> tuple[dict, list[str]]:
     (a class index per point) when the link's labels can be used; ``solver``, and with it
     ``params`` (every value of its form) when the link sets them, and ``preset`` (the name of
     the preset they are) when it names one; ``budget``, ``speed``, ``loop``, ``presentation``
-    and ``compare`` when valid. A field that fails keeps its default, and a sentence says so.
-    Labels and added points are used only with the data they were made for: when a data
-    setting fails, they are left out too and the data set starts with one random label per
-    class, as a new data set does. A link without labels does the same.
+    and ``compare`` when valid; ``hurt``, the When unlabeled data hurt page's settings
+    (``engine.hurt.read_settings``), when the link gives them; ``standardize`` when a link
+    made from an uploaded file says whether its features were standardized. A field that
+    fails keeps its default, and a sentence says so. Labels and added points are used only
+    with the data they were made for: when a data setting fails, they are left out too and
+    the data set starts with one random label per class, as a new data set does. A link
+    without labels does the same.
 
     Raises ``ValueError`` when the text is no scenario at all (not JSON, not an object, too
     long or too deeply nested).
@@ -112,12 +132,16 @@ def parse(text: str) -> tuple[dict, list[str]]:
 
     name = data.get("dataset", DEFAULTS["dataset"])
     as_shared = isinstance(name, str) and name in DATASETS
+    standardize = _standardize_value(data, notes) if "standardize" in data else None
     if name == UPLOADED:
         name = DEFAULTS["dataset"]
+        how = {True: " (its features will be standardized, as in the link)",
+               False: " (its features will be used as they are, as in the link)"}.get(
+            standardize, "")
         notes.append(f"This link was made from the uploaded file {shown(data.get('file', '?'))}, "
                      "and a link cannot carry an uploaded data set: Upload it on the Data & labels "
-                     f"page to see it; meanwhile {DATASETS[name].title} is shown, with its own "
-                     "settings and labels.")
+                     f"page to see it{how}; meanwhile {DATASETS[name].title} is shown, with its "
+                     "own settings and labels.")
     elif not as_shared:
         name = DEFAULTS["dataset"]
         notes.append(f"There is no data set {shown(data['dataset'])} (the data sets are "
@@ -128,6 +152,8 @@ def parse(text: str) -> tuple[dict, list[str]]:
                      "it was made from an uploaded data set.")
     spec = DATASETS[name]
     values = {"dataset": name}
+    if standardize is not None:
+        values["standardize"] = standardize
     settings = (("n", N_POINTS, spec.n_samples), ("noise", noise_param(spec), spec.noise),
                 ("seed", SEED, DEFAULTS["seed"]))
     for field, param, default in settings:
@@ -181,6 +207,14 @@ def parse(text: str) -> tuple[dict, list[str]]:
             choices = _listed(list(COMPARE_CHOICES), most=len(COMPARE_CHOICES))
             notes.append(f"The Compare page's parameters must be one of {choices}, "
                          f"not {shown(data['compare'])}: it runs the presets as in the paper.")
+    if "hurt" in data:
+        values["hurt"], hurt_notes = hurt.read_settings(data["hurt"])
+        notes += hurt_notes
+    if "lesson" in data:
+        lesson, lesson_notes = read_lesson(data["lesson"])
+        if lesson is not None:
+            values["lesson"] = lesson
+        notes += lesson_notes
     return values, notes
 
 
@@ -234,6 +268,22 @@ def _depth(value) -> int:
                 stack.extend((item, depth) for item in
                              (value.values() if isinstance(value, dict) else value))
     return deepest
+
+
+def _standardize_value(data: dict, notes: list[str]) -> bool | None:
+    """Whether a link made from an uploaded file standardizes it, or None (and a sentence in
+    ``notes``) when the link's value cannot be used."""
+    value = data["standardize"]
+    if data.get("dataset") != UPLOADED:
+        notes.append(f"standardize = {shown(value)} was ignored: a link says it only of an "
+                     "uploaded file, and generated data sets are used as they are.")
+        return None
+    if not isinstance(value, bool):
+        notes.append(f"standardize must be true or false, not {shown(value)}: the uploaded "
+                     "file's features will be standardized if their scales differ by more "
+                     "than ten times.")
+        return None
+    return value
 
 
 def _film_values(data: dict, notes: list[str]) -> dict:

@@ -6,6 +6,7 @@ reaches the page."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -68,19 +69,39 @@ EXTRA_WORDS = {
 }
 
 
+#: Stages whose name counts their iterations (one stage, each iteration a step of the
+#: solver): the title says "Newton step 3", "after 4 Newton steps", not "Newton step ·
+#: iteration 3".
+COUNTED_STAGES = {"newton": ("Newton step", "Newton steps"),
+                  "pcg": ("PCG iteration", "PCG iterations")}
+
+
 def stage_text(state, returned: bool = False) -> str:
-    """The stage a state belongs to, as the film's title: "T = 0.26 · iteration 3". A final
-    state that ``returned`` to an earlier one (``returned_state``) is named for what it is:
-    "best state of the path, reached at T = 0.26"."""
+    """The stage a state belongs to, as the film's title: "T = 0.26 · iteration 3", with the
+    iterations the state has done in its stage (0 at the start; a stage's end and the answer
+    count those of their stage). A solver of one stage counts its own steps ("Newton step 2",
+    "after 3 Newton steps"); a closed-form fit is "the fit". A final state that ``returned``
+    to an earlier one (``returned_state``) is named for what it is: "best state of the path,
+    reached at T = 0.26"."""
     name = STAGE_NAMES.get(state.stage, state.stage)
+    n = state.iteration
     if state.stage == "safe":  # S4VM's answer: which labeling it kept
         return f"{name}: {safe_choice_text(state)}"
+    if state.stage in COUNTED_STAGES:
+        one, many = COUNTED_STAGES[state.stage]
+        if state.event == "init":
+            return f"start, before the first {one}"
+        if state.event in ("stage_end", "final"):
+            return f"after {n} {one if n == 1 else many}"
+        return f"{one} {n}"
+    if state.stage == "fit":
+        return "before the fit" if state.event == "init" else "the fit"
+    if state.stage == "setup":
+        return name
     value = "" if math.isnan(state.stage_value) else f" = {state.stage_value:.3g}"
     if returned:
         return f"best state of the path, reached at {name}{value}"
-    if not value:
-        return f"{name} · iteration {state.iteration}"
-    return f"{name}{value} · iteration {state.iteration}"
+    return f"{name}{value} · iteration {n}"
 
 
 def safe_choice_text(state) -> str:
@@ -125,3 +146,23 @@ def extras_text(extras) -> tuple[list[str], list[str]]:
         if meaning:
             glossary.append(f"{words}: {meaning}")
     return shown, glossary
+
+
+#: Longest line that says what a run warned of (characters, with its "Warning: "): one line
+#: beside the Watch page's title at 1400 px, two at 1024.
+HEADLINE_CHARS = 90
+
+
+def warnings_headline(sentences) -> tuple[str, str, bool]:
+    """The line that stands on the Watch page's first screen for what a run warned of
+    (``sentences``, each a warning's text), in parts: how many ("Warning", "2 warnings"), the
+    first one's opening words (up to its first full stop or semicolon, cut at a word to keep
+    the line within ``HEADLINE_CHARS``), and whether that is all that was said; the whole
+    text is one click away."""
+    what = "Warning" if len(sentences) == 1 else f"{len(sentences)} warnings"
+    text = " ".join(sentences[0].split())
+    opening = re.split(r"(?<=\.)\s|;\s", text, maxsplit=1)[0]
+    room = HEADLINE_CHARS - len(what) - 4
+    if len(opening) > room:
+        opening = opening[:room].rsplit(" ", 1)[0]
+    return what, opening, len(sentences) == 1 and opening == text

@@ -1,9 +1,12 @@
 """The Data page's actions on the session's labels and points: the brush (a click, a box or a
 lasso labels points with the current class), points added by clicking empty space, random
 labels, clearing, an uploaded file, and undo / redo of every one of them. Callbacks of the
-page's widgets: they run before the page, and the same event twice changes nothing."""
+page's widgets: they run before the page, and the same event twice changes nothing. The
+keyboard's actions (``ui.keyboard``) are the same actions, point by point."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import streamlit as st
@@ -12,6 +15,7 @@ from s3vm_explorer.engine.data import read_upload
 from s3vm_explorer.engine.params import K_LABELS, MAX_ADDED, MAX_POINTS, max_added
 from s3vm_explorer.ui import state as keys
 from s3vm_explorer.ui.forms import typed_value
+from s3vm_explorer.ui.keyboard import new_actions
 from s3vm_explorer.ui.runs import dataset
 from toy_data import UNLABELED, pick_labeled, pick_labeled_at_random
 
@@ -25,10 +29,12 @@ def use_upload() -> None:
     if file is None:
         return
     try:
-        upload = read_upload(file.name, file.getvalue())
+        # standardized when its features' scales differ, unless a shared link said otherwise
+        upload = read_upload(file.name, file.getvalue(), state.get(keys.LINK_STANDARDIZE))
     except ValueError as error:
         keys.report_error(f"{error} Your data and labels are unchanged.")
         return
+    state[keys.LINK_STANDARDIZE] = None  # said of one file: the next is judged by its scales
     state[keys.UPLOAD] = upload
     keys.set_labels(upload.y)
 
@@ -36,6 +42,23 @@ def use_upload() -> None:
 def drop_upload() -> None:
     """Back to the generated data set (the Data page's button)."""
     st.session_state[keys.UPLOAD] = None
+
+
+def set_standardized() -> None:
+    """The Data page's toggle: the uploaded file's features as z-scores, or as the file writes
+    them. The labels, and the labelling steps to undo and redo, stay with the file. A
+    callback."""
+    state = st.session_state
+    upload, on = keys.uploaded(), bool(state.get(keys.STANDARDIZE))
+    if upload is None or upload.standardized == on:
+        return
+    scaled = dataclasses.replace(upload, standardized=on)
+    for steps in (keys.LABEL_HISTORY, keys.LABEL_FUTURE):
+        state[steps] = [(scaled if step[0] == upload else step[0], *step[1:])
+                        for step in state.get(steps, [])]
+    labels, by_hand = list(state.get(keys.LABELS, [])), keys.labels_by_hand()
+    state[keys.UPLOAD] = scaled
+    keys.set_labels(labels, by_hand)
 
 
 def add_point(x: float, y: float, true_class: int, labeled: bool) -> None:
@@ -66,15 +89,17 @@ def remove_added_points() -> None:
     keys.set_labels(current[:len(current) - n_added])
 
 
-def apply_brush(indices) -> None:
-    """Give the selected points the brush's class (or unlabel them). Idempotent."""
+def apply_brush(indices, label: int | None = None) -> None:
+    """Give the selected points the brush's class, or ``label`` (``UNLABELED`` unlabels them).
+    Idempotent."""
     current = st.session_state.get(keys.LABELS)
     if current is None:
         return
+    label = int(st.session_state[keys.BRUSH]) if label is None else int(label)
     updated = list(current)
     for index in indices:
         if 0 <= int(index) < len(updated):
-            updated[int(index)] = int(st.session_state[keys.BRUSH])
+            updated[int(index)] = label
     if updated != current:  # (a repeated selection event is no new action to undo)
         remember_labels()
         keys.set_labels(updated, by_hand=True)
@@ -150,6 +175,21 @@ def label_chart_selected() -> None:
     if addition and len(empty_space) == 1 and not (selection.get("box") or selection.get("lasso")):
         true_class, labeled = addition
         add_point(empty_space[0]["x"], empty_space[0]["y"], true_class, labeled)
+
+
+def apply_keys() -> None:
+    """The Data page's keyboard labelling (``ui.keyboard``) reports its actions: each one not
+    applied yet labels or unlabels a point, or undoes or redoes, in the order of the keys. A
+    callback."""
+    n_points = len(st.session_state.get(keys.LABELS, []))
+    for action in new_actions():
+        if action.get("action") == "undo":
+            undo_labels()
+        elif action.get("action") == "redo":
+            redo_labels()
+        elif action.get("action") == "label" and 0 <= int(action.get("point", -1)) < n_points:
+            label = int(action.get("label", UNLABELED))
+            apply_brush([int(action["point"])], UNLABELED if label < 0 else label)
 
 
 def pick_random_labels(y_true) -> None:

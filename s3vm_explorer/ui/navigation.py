@@ -7,11 +7,32 @@ import streamlit as st
 from s3vm_explorer.engine.markdown import literal
 
 PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wide"}
-#: Every page's margins and title, for a projector at 1024 x 768: the wide layout's 5rem at each
-#: side and 6rem above left a page's picture below the first screen.
+#: Every page's margins and headings, for a projector at 1024 x 768: the wide layout's 5rem at
+#: each side and 6rem above left a page's picture below the first screen. A page's sections are
+#: h2 under its h1 title (a skipped level loses a screen reader's outline of the page), drawn
+#: at the size of Streamlit's h3. And what WCAG 2.1 AA asks of the theme, light or dark
+#: (docs/accessibility.md): captions at 75 % of the text's colour, not 60 % (3.8:1 on the
+#: sidebar, below the 4.5:1 of 1.4.3; 5.9:1 at least now), a slider's value in the text's
+#: colour (the dark theme's red is 3.5:1 on its sidebar), a focus ring on whatever the keyboard
+#: reaches (2.4.7; the text's own colour, which contrasts with its background in either theme),
+#: text kept for screen readers only (``.s3vm-sr-only``: the charts' text alternatives), and
+#: no page wider than the window at 320 px (1.4.10: wide tables and charts scroll in their own
+#: box, long words wrap).
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding: 3.5rem 1.5rem 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.5rem; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 1.5rem; padding: 0.75rem 0 0.5rem; }
+[data-testid="stCaptionContainer"] { opacity: 0.75 !important; }
+[data-testid="stSliderThumbValue"], [data-testid="stSliderThumbValue"] * {
+  color: inherit !important; }
+:focus-visible { outline: 3px solid currentColor !important; outline-offset: 2px !important; }
+label:has(input:focus-visible), [data-baseweb="select"]:has(input:focus-visible),
+[data-baseweb="input"]:has(input:focus-visible),
+[data-baseweb="textarea"]:has(textarea:focus-visible) {
+  outline: 3px solid currentColor !important; outline-offset: 2px !important; border-radius: 4px; }
+.s3vm-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0; }
+[data-testid="stMain"] p, [data-testid="stMain"] li { overflow-wrap: anywhere; }
 </style>"""
 #: The app's pages: file in ``pages/``, title, Material icon. The first is the default page.
 PAGES = [
@@ -21,6 +42,7 @@ PAGES = [
     ("annealing", "Deterministic annealing", "thermostat"),
     ("early_stopping", "LapSVM early stopping", "timer"),
     ("compare", "Compare solvers", "leaderboard"),
+    ("hurt", "When unlabeled data hurt", "warning"),
     ("local_minima", "Local minima", "landscape"),
     ("about", "About the solvers", "menu_book"),
 ]

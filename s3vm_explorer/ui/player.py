@@ -93,6 +93,14 @@ def follow_film(frame_states: list[int]) -> None:
     state[keys.FILM_LOOP] = bool(report.get("loop"))
 
 
+def show_film_state(index: int | None) -> None:
+    """A lesson's step stands on state ``index`` of the film: the player jumps there and the
+    page shows its details (a callback; None leaves the film where it is)."""
+    if index is not None:
+        st.session_state[keys.FRAME] = int(index)
+        jump_film()
+
+
 def jump_film() -> None:
     """The details slider moved: the player jumps to its state."""
     st.session_state[keys.FILM_JUMP] = st.session_state.get(keys.FILM_JUMP, 0) + 1

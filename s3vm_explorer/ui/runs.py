@@ -36,9 +36,10 @@ LESSON_BUDGET = 120.0
 FRESH_PAGE_SETTLE = 4.0
 
 
-# An upload is hashed by its digest, not by its arrays (megabytes, on every rerun).
+# An upload is hashed by its key (its digest, and whether it is standardized), not by its
+# arrays (megabytes, on every rerun).
 @st.cache_data(max_entries=16, show_spinner=False,
-               hash_funcs={Upload: lambda upload: upload.digest})
+               hash_funcs={Upload: lambda upload: upload.key})
 def dataset(source: Generated | Upload) -> Data:
     """The data of ``source``, built once per source for every session."""
     return source.build()

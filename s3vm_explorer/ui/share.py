@@ -36,7 +36,11 @@ def scenario_text() -> str:
         budget=state[keys.RUN_BUDGET], speed=state[keys.FILM_SPEED], loop=state[keys.FILM_LOOP],
         presentation=state[keys.PRESENTATION],
         compare=state.get(keys.COMPARE_PRESET, keys.TEACHING_DEFAULTS[keys.COMPARE_PRESET]),
-        uploaded=None if upload is None else upload.name))
+        uploaded=None if upload is None else upload.name,
+        standardized=upload is not None and upload.standardized,
+        hurt_settings={name: state.get(key, keys.TEACHING_DEFAULTS[key])
+                       for name, key in keys.HURT.items()},
+        lesson=state.get(keys.LESSON)))
 
 
 def load_scenario(text: str) -> list[str]:
@@ -49,9 +53,14 @@ def load_scenario(text: str) -> list[str]:
             state[key] = values[field]
     solver = values["solver"]
     keys.set_form_values(solver, values.get("params", {}))
+    for name, value in values.get("hurt", {}).items():
+        state[keys.HURT[name]] = value
+    state[keys.LESSON] = values.get("lesson")
     if "preset" in values:
         state[keys.PRESET_APPLIED] = {solver: [values["dataset"], values["preset"], values["n"]]}
     state[keys.UPLOAD] = None
+    # a link made from an uploaded file says whether to standardize it once it is uploaded
+    state[keys.LINK_STANDARDIZE] = values.get("standardize")
     state[keys.ADDED], state[keys.ADDED_FOR] = values["points"], keys.data_key()
     if "labels" in values:
         keys.set_labels(values["labels"])
@@ -100,9 +109,12 @@ def share_box(settings_problems: list[str], labels_now) -> None:
         st.code(f"{st.context.url or ''}?scenario={quote(scenario_text(), safe='')}",
                 language=None, wrap_lines=True)
         if (upload := keys.uploaded()) is not None:
+            scaled = ("standardized, as here" if upload.standardized
+                      else "as they are, as here")
             st.caption(f"The data set is your uploaded file {literal(upload.name)}, which a link "
                        "cannot carry: this link opens with the solver and its parameters, and asks "
-                       "whoever opens it to upload the file.")
+                       "whoever opens it to upload the file (its features then "
+                       f"{scaled}).")
         else:
             st.caption("Copy this link (the icon at its right): it opens this page with the "
                        "same data, labels, added points, solver and parameters.")

@@ -14,15 +14,9 @@ import dataclasses
 import numpy as np
 import streamlit as st
 
-from s3vm_explorer.engine import presets, scenario
+from s3vm_explorer.engine import hurt, presets, scenario
 from s3vm_explorer.engine.data import DataSource, Generated
-from s3vm_explorer.engine.params import (
-    BUDGET,
-    K_LABELS,
-    LABEL_DRAWS,
-    LABELS_PER_DRAW,
-    N_POINTS,
-)
+from s3vm_explorer.engine.params import BUDGET, K_LABELS, LABEL_DRAWS, LABELS_PER_DRAW, N_POINTS
 from s3vm_explorer.engine.params import SEED as SEED_PARAM
 from s3vm_explorer.engine.registry import SOLVERS
 from toy_data import DATASETS, pick_labeled
@@ -45,6 +39,8 @@ ADDED_FOR = "added_for"      # the generated data set the added points belong to
 ADD_MODE = "add_mode"        # what a click on empty space of the Data page's chart adds
 UPLOAD = "upload"            # the data set uploaded on the Data page (engine.data.Upload) or None
 UPLOADER = "uploader"        # the Data page's file uploader
+STANDARDIZE = "standardize"  # Data page toggle: the uploaded file's features as z-scores
+LINK_STANDARDIZE = "link_standardize"  # a link's say on standardizing the next upload, or None
 DROP_UPLOAD = "drop_upload"  # Data page button: back to the generated data set
 REMOVE_ADDED = "remove_added"  # button: remove the added points
 BRUSH = "brush"              # what a click does: 0 or 1 labels with that class, -1 unlabels
@@ -69,6 +65,7 @@ RUN_BUDGET = "run_budget"    # the Watch page's time budget of a run (seconds)
 PRESET_APPLIED = "preset_applied"  # {solver: [data set, preset name, n]} last put in its form
 WATCH_PRESET = "watch_preset"  # the Watch page's buttons that fill its form with a preset
 SCRIPT_RUNS = "script_runs"  # how many times this session's pages have run
+LESSON = "lesson"            # the lesson open: {"page", "step", "revealed"} (ui.guide) or None
 # The Watch page's film in class (issue 20); speed, loop and presentation travel in the link.
 SHOWN_RUN = "shown_run"      # the film's run (``ui.player.film_id``): a new one opens at its end
 FILM_SPEED = "film_speed"    # Play's speed, one of FILM_SPEEDS (set by the player)
@@ -100,14 +97,18 @@ MINIMA_DATA = "minima_data"        # Local minima page: its small data set
 MINIMA_N = "minima_n"              # Local minima page: its number of points
 MINIMA_DRAWS = "minima_draws"      # Local minima page: its label draws
 MINIMA_SIGMA = "minima_sigma"      # Local minima page: the kernel width, "paper" or "median"
+#: When unlabeled data hurt page: its controls by the share link's names (``engine.hurt``)
+HURT = {name: f"hurt_{name}" for name in hurt.SETTINGS}
 
 TEACHING_DEFAULTS = {
     CONT_C: 100.0, CONT_DIRECTION: "path", CONT_SPAN: 1.0,
     DA_LOSS: "hinge", DA_LAM: 1e-2, DA_T_INDEX: 0, DA_FIXED_T: [0.1, 0.01, 0.001],
     ES_GAMMA_I: 1.0, ES_N_VAL: 20,
-    COMPARE_DRAWS: 5, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None, COMPARE_ON_CLUSTER: True,
+    COMPARE_DRAWS: LABEL_DRAWS.default, COMPARE_PER_CLASS: 1, COMPARE_SOLVERS: None,
+    COMPARE_ON_CLUSTER: True,
     COMPARE_PRESET: scenario.DEFAULTS["compare"],
     MINIMA_DATA: "two_moons", MINIMA_N: 40, MINIMA_DRAWS: 5, MINIMA_SIGMA: "paper",
+    **{HURT[name]: value for name, value in hurt.DEFAULTS.items()},
 }
 
 

@@ -1,5 +1,6 @@
 """More than two classes, and a data set of your own, on every page (issue 27)."""
 
+import json
 from urllib.parse import unquote
 
 import numpy as np
@@ -166,3 +167,86 @@ def test_the_compare_page_runs_one_vs_rest_on_three_classes(app):
     assert len(rows) == 2 * 2 and not any(row["error"] for row in rows)
     # three well separated blobs: one-vs-rest gets most unlabeled points right
     assert all(row["unlabeled_error"] < 0.2 for row in rows)
+
+
+# -- issue 42: your own data scaled, and small truths ------------------------------------------
+
+def wine_csv() -> str:
+    """scikit-learn's wine data as a CSV file as it comes, two labels a class (a fixed draw)."""
+    from sklearn.datasets import load_wine
+
+    from toy_data import pick_labeled
+
+    wine = load_wine()
+    labels = pick_labeled(wine.target, 2, random_state=0)
+    rows = [",".join([*wine.feature_names, "label"])]
+    rows += [",".join([*(f"{v:g}" for v in x), "" if c == -1 else f"c{c}"])
+             for x, c in zip(wine.data, labels, strict=True)]
+    return "\n".join(rows) + "\n"
+
+
+def picture_height_over_width(at) -> float:
+    (spec,) = plotly_specs(at)
+    x, y = (values(spec["data"][0][axis]) for axis in "xy")
+    return np.ptp(y) / np.ptp(x)
+
+
+def test_wine_is_standardized_said_in_one_line_and_one_click_undoes_and_redoes_it(app):
+    at = uploaded_file(app, wine_csv(), "wine.csv").run()
+    assert not at.exception and at.session_state[state.UPLOAD].standardized
+    lines = [shown(c.value) for c in at.main.caption]
+    assert ("**Standardized** to z-scores on every page: standard deviations from 0.124 "
+            "('nonflavanoid_phenols') to 314 ('proline'), 2,530 times apart.") in lines
+    assert at.toggle(key=state.STANDARDIZE).value
+    assert picture_height_over_width(at) > 0.5  # not a strip
+    at.button(key=state.CLEAR_LABELS).click().run()  # a labelling step to undo, later
+    assert counts(at)["unlabeled"] == "178"
+
+    at.toggle(key=state.STANDARDIZE).set_value(False).run()  # one click: the file's values
+    upload = at.session_state[state.UPLOAD]
+    assert not at.exception and not upload.standardized
+    assert any(line.startswith("**As the file writes them**: standard deviations from 0.124")
+               for line in (shown(c.value) for c in at.main.caption))
+    assert picture_height_over_width(at) > 0.5  # stretched to fill the chart, and said
+    assert any("drawn as PC 2 × 10, to fill the chart" in shown(c.value)
+               for c in at.main.caption)
+    assert counts(at)["unlabeled"] == "178"  # the labels stay with the file
+    at.button(key=state.UNDO_LABELS).click().run()  # and so do the steps to undo
+    assert counts(at)["unlabeled"] == "172"
+
+    # the link carries it; opened elsewhere, it says how the file will be used
+    (link,) = [code.value for code in at.sidebar.code]
+    assert json.loads(unquote(link.split("?scenario=", 1)[1]))["standardize"] is False
+    shared = new_session()
+    shared.query_params["scenario"] = unquote(link.split("?scenario=", 1)[1])
+    shared.run()
+    assert shared.session_state[state.LINK_STANDARDIZE] is False
+    assert "(its features will be used as they are, as in the link)" in shown(
+        shared.warning[0].value)
+
+    at.session_state[state.SOLVER] = "SVMBaseline"
+    at.switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    layout = film(at)["figure"]["layout"]
+    assert layout["yaxis"]["title"]["text"] == "PC 2 × 10"
+    at.switch_page("pages/data.py").run()
+    at.toggle(key=state.STANDARDIZE).set_value(True).run()  # and one click back
+    assert at.session_state[state.UPLOAD].standardized
+    (link,) = [code.value for code in at.sidebar.code]
+    assert json.loads(unquote(link.split("?scenario=", 1)[1]))["standardize"] is True
+
+
+def test_a_one_feature_file_names_its_axis_and_says_one_feature(app):
+    text = "alcohol,label\n" + "\n".join(
+        [f"{11 + 0.05 * i:.2f},{'low' if i == 0 else ''}" for i in range(20)]
+        + [f"{14 + 0.05 * i:.2f},{'high' if i == 0 else ''}" for i in range(20)])
+    at = uploaded_file(app, text, "line.csv").run()
+    assert not at.exception
+    assert any("In use: **line.csv**, 40 points, 1 feature, 2 classes" in shown(s.value)
+               for s in at.success)
+    (spec,) = plotly_specs(at)
+    assert spec["layout"]["title"]["text"] == "the line of 1-D data: alcohol"
+    at.session_state[state.SOLVER] = "SVMBaseline"
+    at.switch_page("pages/watch.py").run()
+    assert not at.exception and not at.error
+    assert film(at)["figure"]["layout"]["xaxis"]["title"]["text"] == "alcohol"

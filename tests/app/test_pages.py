@@ -112,7 +112,7 @@ def test_watch_page_plays_the_baseline(app):
     at = open_watch(app.run())
     assert not at.exception and not at.error
     played = film(at)
-    assert played["states"] == [0, 1] and played["titles"][-1].startswith("fit")
+    assert played["states"] == [0, 1] and played["titles"][-1].startswith("the fit")
     assert played["fill"].shape == (2, 60, 60)  # the decision function on the display grid
     assert np.ptp(played["fill"][-1]) > 0
     assert any(t.get("name") == "supervised SVM" for t in played["figure"]["data"])
@@ -348,7 +348,7 @@ def test_an_invalid_n_in_the_sidebar_is_said_on_the_page_and_the_labels_survive(
     assert not players(at)  # nothing drawn from data it did not make
     assert "appears once the data settings" in shown(at.sidebar.caption[-1].value)  # no share link
     at.switch_page("pages/about.py").run()  # a page without data still shows its text
-    assert len(at.subheader) == 10 and "n (points)" in shown(at.error[0].value)
+    assert len(at.main.header) == 10 and "n (points)" in shown(at.error[0].value)
     type_number(at.sidebar, state.N_SAMPLES, 200).run()
     at.switch_page(WATCH).run()
     assert not at.exception and not at.error

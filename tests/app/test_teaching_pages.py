@@ -66,8 +66,11 @@ def test_continuation_page_shows_the_landscape_for_every_gamma(app):
     assert f"γ0 = {metrics(at)['γ0']}" in landscape["layout"]["title"]["text"]
     assert 2 <= sum(t["type"] == "contour" for t in multiples["data"]) <= 8
     assert len(path["layout"]["shapes"]) == 11  # a dotted line per stage end
-    assert [t["name"] for t in draws["data"] if t["type"] == "box"] == [
-        "cS3VM", "∇TSVM", "supervised SVM"]
+    # each solver's draws beside its own SVM's (the SVM of their kernel and C), no other SVM
+    assert draws["layout"]["yaxis"]["ticktext"] == ["cS3VM", "∇TSVM"]
+    assert [t["name"] for t in draws["data"] if t.get("mode") == "markers"
+            and t.get("showlegend") is False] == ["cS3VM: its SVM", "cS3VM", "∇TSVM: its SVM",
+                                                  "∇TSVM"]
     # The slice runs from before the gamma_0 minimizer (t = 0) to past the final one (t = 1).
     x = array(curves[0]["x"])
     assert x[0] == -1.0 and x[-1] == 2.0
@@ -109,8 +112,10 @@ def test_annealing_page_defaults(app):
                                      "fixed T = 0.001"]
     assert sum(t["type"] == "contour" for t in multiples["data"]) == 4
     assert curves["layout"]["xaxis"]["autorange"] == "reversed"
-    assert [t["name"] for t in draws["data"] if t["type"] == "box"] == [
-        "DA (hinge)", "∇TSVM", "supervised SVM"]
+    assert draws["layout"]["yaxis"]["ticktext"] == ["DA (hinge)", "∇TSVM"]
+    # the two pages run ∇TSVM with different settings, and each says so
+    assert any("∇TSVM runs here with C = 50, C* = 1.02, σ" in shown(c.value)
+               and "The Continuation page runs it with" in shown(c.value) for c in at.caption)
 
 
 def test_annealing_soft_labels_harden_as_t_falls(app):
@@ -186,10 +191,15 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert len(rows) == 2 * 3
     summary = at.dataframe[0].value
     assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
-    # a difference of two error rates is in percentage points, not in points (issue 29, 17)
-    assert "vs SVM (percentage points)" in summary.columns
+    assert list(summary.columns) == ["solver", "successes", "error (%)", "its SVM (%)", "p",
+                                     "verdict"]
+    # the supervised SVM of the first row is a reference, nobody's yardstick
+    assert list(summary["verdict"])[0] == "reference"
+    # two draws cannot carry a verdict, and the page says why instead of claiming one
+    assert list(summary["verdict"])[1:] == ["no significant difference"] * 2
+    assert any("cannot reach p < 0.05" in shown(i.value) for i in at.info)
     errors, objective, timing = plotly_specs(at)
-    assert sum(t["type"] == "box" for t in errors["data"]) == 3
+    assert len(errors["layout"]["yaxis"]["ticktext"]) == 3
     assert [a["text"] for a in objective["layout"]["annotations"]][0].startswith("LapSVM")
     assert len(timing["data"][0]["y"]) == 3
     assert at.get("download_button")
@@ -200,6 +210,42 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     # New data (another seed in the sidebar) marks the results as stale.
     type_number(at.sidebar, state.SEED, 5).run()
     assert "settings changed" in shown(at.warning[0].value)
+
+
+def test_compare_page_says_in_words_what_the_paired_test_supports(app):
+    """Issue 41: each solver against its own SVM on the same draws, in words; "better" only
+    where p < 0.05, "no significant difference" wherever p >= 0.05."""
+    at = open_page(app, COMPARE, n_samples=80)
+    at.multiselect(key=state.COMPARE_SOLVERS).set_value(["LDS", "QNS3VM"])
+    type_number(at, state.COMPARE_DRAWS, 6)
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    said = {}
+    for markdown in at.markdown:
+        for line in shown(markdown.value).splitlines():
+            found = re.match(r"- \*\*(.+?)\*\*: below its SVM in (\d+) of (\d+) draws.*?"
+                             r"p = ([\d.e-]+): \*\*(.+?)\*\*\. Its SVM: (.+)\.$", line)
+            if found:
+                said[found.group(1)] = found.groups()[1:]
+    assert set(said) == {"LDS (low density separation)", "QN-S3VM (quasi-Newton)"}
+    table = at.dataframe[0].value.set_index("solver")  # (short names: the table is narrow)
+    for name, (below, n, p, verdict, svm) in said.items():
+        assert n == "6" and svm.startswith("supervised SVM, ") and "σ = " in svm
+        if float(p) >= 0.05:
+            assert verdict == "no significant difference"
+        else:
+            assert verdict in ("better", "worse")
+        short = name.partition(" (")[0]
+        assert table.loc[short, "verdict"] == verdict and table.loc[short, "p"] == p
+        assert int(below) <= int(n)
+    # measured: LDS below its SVM in 6 of 6 draws (p = 0.031), QN-S3VM in 4 (above in 2,
+    # p = 0.31); the counts say it
+    assert said["LDS (low density separation)"][3] == "better"
+    assert said["QN-S3VM (quasi-Newton)"][3] == "no significant difference"
+    counts = next(shown(m.value) for m in at.markdown
+                  if shown(m.value).startswith("Against each one's own supervised SVM"))
+    better = sum(v[3] == "better" for v in said.values())
+    assert f"**{better}** of 2 better" in counts
 
 
 def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
@@ -213,7 +259,7 @@ def test_compare_page_says_an_invalid_number_of_draws_and_runs_nothing(app):
 
 def test_about_page_names_each_paper(app):
     at = open_page(app, ABOUT)
-    assert len(at.subheader) == 10
+    assert len(at.main.header) == 10
     captions = [shown(c.value) for c in at.main.caption if c.value.startswith("Paper: ")]
     assert len(captions) == 10 and all("Shown on: " in c for c in captions)
     # every solver can be watched and compared (DA's entry left Watch out: issue 20)
@@ -255,13 +301,16 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
                                  "SVMBaseline"]
     assert len(runs) == 5 * 2
     shown = list(at.dataframe[0].value["solver"])
-    assert "LDS (low density separation) — as in the paper" in shown
-    assert "LDS (low density separation) — the generic default" in shown
+    assert "LDS — as in the paper" in shown and "LDS — the generic default" in shown
 
     # one colour per solver on the whole page: its two presets' boxes, panels and bars
     errors, objective, timing = plotly_specs(at)
     worn = {}
     for trace in errors["data"] + objective["data"]:
+        # (the legend's marks, and every solver's own SVM in grey, are no solver's colour)
+        if trace.get("showlegend") is not False or trace.get("name", "").endswith(
+                ": its SVM"):
+            continue
         if trace["type"] in ("box", "scatter") and trace.get("marker", {}).get("color"):
             worn.setdefault(trace["name"].split(" — ")[0], set()).add(trace["marker"]["color"])
     for name, color in zip(timing["data"][0]["y"], timing["data"][0]["marker"]["color"],
@@ -312,6 +361,10 @@ def test_compare_chooses_parameters_by_cross_validation_on_the_labels(app):
     rows = at.session_state[state.COMPARE_RESULTS]["rows"]
     assert all(0 <= r["cv_error"] <= 1 and 0 <= r["baseline_cv_error"] <= 1 for r in rows)
     assert any("chosen on each draw by cross-validation" in shown(c.value) for c in at.caption)
+    # each solver against the SVM chosen by the same folds, and the page says so
+    assert all("chosen by the same folds" in r["baseline_svm"] for r in rows)
+    assert any("Its SVM: supervised SVM chosen by the same folds" in shown(m.value)
+               for m in at.markdown)
     # one label a class leaves no fold to hold out: the page says so, nothing runs
     type_number(at, state.COMPARE_PER_CLASS, 1)
     at.button[0].click().run()

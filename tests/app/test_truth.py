@@ -1,6 +1,7 @@
-"""The pages tell the truth (issue 33): a run's warnings stand under its film, an error that
-cannot be computed is "unknown", data of any number of features is filmed with its
-boundary, and text from a link or a file never becomes a link, an image or HTML."""
+"""The pages tell the truth (issue 33): a run's warnings stand with its film (issue 42: on the
+first screen), an error that cannot be computed is "unknown", data of any number of features is
+filmed with its boundary, and text from a link or a file never becomes a link, an image or
+HTML."""
 
 import json
 

@@ -22,7 +22,8 @@ ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 PICTURE = {"watch": PLAYER}
 #: Plotly charts on a page once it has finished running: the teaching pages' lessons (the last
 #: of Continuation and Annealing: over 10 label draws) and the comparison's three.
-CHARTS = {"continuation": 4, "annealing": 5, "early_stopping": 2, "compare": 3, "about": 0}
+CHARTS = {"continuation": 4, "annealing": 5, "early_stopping": 2, "compare": 3, "hurt": 2,
+          "about": 0}
 
 #: Text of a plotly chart drawn over other text of it: pairs of panel titles, axis titles and
 #: tick labels whose boxes intersect (by more than a pixel), named by their text.

@@ -78,13 +78,14 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
     assert painted["agree"] > 0.98 and painted["checked"] > 1000, painted
     assert painted["dark"] > 100
 
+    player.select_option("#speed", "4")  # (at 1x the film lasts half a minute)
     player.get_by_text("▶ Play", exact=True).click()  # from the start, since at the end
     player.wait_for_function("() => !film.playing", timeout=30_000)
     assert player.evaluate("() => film.drawn.length") == n_frames  # every frame was shown
     screenshot(page, "player-after-play")
 
     player.get_by_text("▶ Play", exact=True).click()
-    time.sleep(0.5)
+    time.sleep(1.0)  # past the start, which stays 0.6 s at 4x
     player.get_by_text("❚❚ Pause", exact=True).click()
     paused = player.evaluate("() => [film.frame, args.states[film.frame]]")
     assert 0 < paused[0] < n_frames - 1
@@ -113,6 +114,39 @@ def test_the_film_plays_pauses_and_shows_the_paused_state(server, page):
         details.focus()
         page.keyboard.press("Home")
         player.wait_for_function("() => film.frame === 0", timeout=20_000)
+
+
+def test_play_holds_each_outer_step_and_passes_the_inner_iterations(server, page):
+    """At 1x the whole cS3VM film played in about 3 s (50 ms a frame): now the start and
+    the end of each γ stay on screen long enough to say what they show (2.5 s), the L-BFGS
+    iterations between them pass at 120 ms, and 4x plays the same pace four times faster."""
+    player = open_watch(page, server, FILM)
+    paced = player.evaluate("() => args.frame_ms")
+    titles = player.evaluate("() => args.titles")
+    held = [k for k, ms in enumerate(paced[:-1]) if ms > 120]
+    # the start and each γ's last frame (the next frame is of another γ)
+    assert held == [0, *(k for k in range(1, len(titles) - 1)
+                         if titles[k].split(" · ")[0] != titles[k + 1].split(" · ")[0])]
+    assert 20 <= sum(paced[:-1]) / 1000 <= 45  # seconds at 1x: a pace to talk over
+
+    def played_for(seconds: float) -> list[float]:
+        player.get_by_text("▶ Play", exact=True).click()  # from the start: the film is at its end
+        time.sleep(seconds)
+        player.get_by_text("❚❚ Pause", exact=True).click()
+        stamps = player.evaluate("() => film.drawn")
+        return np.diff(stamps).tolist()  # how long each frame stayed, from the first on
+
+    shown = played_for(6.5)
+    assert len(shown) >= 3, shown
+    for k, ms in enumerate(shown):
+        # on the clock within a screen refresh or two (a busy machine's frames come late)
+        assert paced[k] - 20 <= ms <= paced[k] + 70, (k, ms, paced[k])
+    player.evaluate("() => show(args.states.length - 1)")
+    player.select_option("#speed", "4")
+    shown = played_for(3.0)
+    for k, ms in enumerate(shown[:3]):
+        assert paced[k] / 4 - 20 <= ms <= paced[k] / 4 + 70, (k, ms, paced[k])
+    screenshot(page, "player-paced")
 
 
 def test_the_keyboard_drives_the_film_once_it_has_the_focus(server, page):
@@ -228,7 +262,10 @@ def test_the_film_is_saved_as_a_png_a_gif_and_a_page_that_plays_offline(
     for k in range(n_frames):
         gif.seek(k)
         durations.append(gif.info["duration"])
-    assert durations[0] == 50 and durations[-1] == 3000  # the result is held, then it loops
+    # each frame for its time in Play at 1x; the result is held, then it loops
+    paced = player.evaluate("() => args.frame_ms")
+    assert durations[:-1] == [10 * round(ms / 10) for ms in paced[:-1]]
+    assert durations[0] == 2500 and min(durations) == 120 and durations[-1] == 3000
     gif.seek(0)
     first = np.asarray(gif.convert("RGB"), dtype=int)
     gif.seek(n_frames - 1)
@@ -251,6 +288,7 @@ def test_the_film_is_saved_as_a_png_a_gif_and_a_page_that_plays_offline(
         offline.goto(html.as_uri())
         offline.wait_for_function("() => window.film && film.films === 1", timeout=30_000)
         assert offline.evaluate("() => film.frame") == n_frames - 1
+        offline.select_option("#speed", "4")
         offline.get_by_text("▶ Play", exact=True).click()
         offline.wait_for_function("() => !film.playing", timeout=30_000)
         assert offline.evaluate("() => film.drawn.length") == n_frames

@@ -92,6 +92,7 @@ def test_solvers_run_in_a_row_each_open_on_their_result_and_play_to_its_end(serv
             if (!window.stopChecking) requestAnimationFrame(check);
         };
         requestAnimationFrame(check); }""")
+    player.select_option("#speed", "2")  # (DA's 18 temperatures last 45 s at 1x)
     player.get_by_text("▶ Play", exact=True).click()
     player.wait_for_function("() => !film.playing", timeout=60_000)
     seen, mismatches = player.evaluate(

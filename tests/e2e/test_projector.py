@@ -14,11 +14,14 @@ pytestmark = pytest.mark.e2e
 SIZE = {"width": 1024, "height": 768}
 #: The first picture of each page: the player's frame on the Watch page, else the first chart.
 PICTURE = {"watch": PLAYER}
-#: Text cut by its box: an element that clips (ellipsis, hidden overflow) text wider than it.
+#: Text cut by its box: an element that clips (ellipsis, hidden overflow) text wider than it;
+#: text for screen readers only (``.s3vm-sr-only``, the charts' text alternatives) is clipped
+#: on purpose.
 CUT_TEXT = """() => {
   const main = document.querySelector('[data-testid="stMain"]'), cut = [];
   for (const e of main.querySelectorAll('*')) {
-    if (e.closest('.js-plotly-plot, [data-testid="stDataFrame"], pre, iframe')) continue;
+    if (e.closest('.js-plotly-plot, [data-testid="stDataFrame"], pre, iframe, .s3vm-sr-only'))
+      continue;
     const text = (e.innerText || '').trim();
     if (!text || e.children.length > 3) continue;
     const style = getComputedStyle(e);

@@ -42,3 +42,31 @@ def test_the_chosen_temperature_line_sits_at_the_chosen_t_on_every_axis(server, 
         assert len(lines) == 2, lines  # the entropy panel and the objective panel
         for line in lines:
             assert line["visible"] and abs(line["drawn"] - line["chosen"]) < 2, lines
+
+
+def lesson_heading(page) -> str:
+    return page.get_by_text("Lesson · step", exact=False).first.inner_text()
+
+
+def test_a_lesson_walks_by_the_clicker_s_keys_and_moves_the_temperature(server, page):
+    """Page Down shows the answer, then the next step; Page Up goes back (a presenter's
+    clicker); the Annealing lesson's second step moves the temperature slider to its T."""
+    page.goto(f"{server}/annealing")
+    page.get_by_role("heading", name="Deterministic annealing").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    page.get_by_role("button", name="Lesson").click()
+    page.get_by_text("Lesson · step 1 of").wait_for(timeout=30_000)
+    before = page.get_by_role("slider", name="temperature T").last.get_attribute(
+        "aria-valuetext")
+    page.keyboard.press("PageDown")
+    page.get_by_role("button", name="Next step").wait_for(timeout=30_000)  # the answer shown
+    assert page.get_by_text("Every p lies between").count() == 1
+    page.keyboard.press("PageDown")
+    page.get_by_text("Lesson · step 2 of").wait_for(timeout=30_000)
+    wait_until_idle(page)
+    after = page.get_by_role("slider", name="temperature T").last.get_attribute(
+        "aria-valuetext")
+    assert after != before  # the step stands on the temperature its answer speaks of
+    screenshot(page, "annealing-lesson-step-2")
+    page.keyboard.press("PageUp")
+    page.get_by_text("Lesson · step 1 of").wait_for(timeout=30_000)

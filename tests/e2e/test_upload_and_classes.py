@@ -2,7 +2,7 @@
 cannot upload), and the player painting a one-vs-rest film."""
 
 import pytest
-from browser_helpers import metric, open_watch, screenshot, wait_for_metric
+from browser_helpers import film_player, metric, open_watch, screenshot, wait_for_metric
 
 pytestmark = pytest.mark.e2e
 
@@ -65,3 +65,65 @@ def test_the_player_paints_each_region_in_its_winning_class(server, page):
         }""")
     assert painted["checked"] > 500 and painted["winners"] == 3
     assert painted["agree"] > 0.95, painted
+
+
+def wine_csv() -> str:
+    """scikit-learn's wine data as a CSV file as it comes, two labels a class (a fixed draw)."""
+    from sklearn.datasets import load_wine
+
+    from toy_data import pick_labeled
+
+    wine = load_wine()
+    labels = pick_labeled(wine.target, 2, random_state=0)
+    rows = [",".join([*wine.feature_names, "label"])]
+    rows += [",".join([*(f"{v:g}" for v in x), "" if c == -1 else f"c{c}"])
+             for x, c in zip(wine.data, labels, strict=True)]
+    return "\n".join(rows) + "\n"
+
+
+def chart_height_over_width(page) -> float:
+    """Height over width of the Data page's chart's data, in pixels on screen."""
+    return page.evaluate("""() => {
+        const l = document.querySelector('.js-plotly-plot')._fullLayout;
+        const h = Math.abs(l.yaxis.r2p(l.yaxis.range[1]) - l.yaxis.r2p(l.yaxis.range[0]));
+        const t = document.querySelector('.js-plotly-plot')._fullData[0];
+        const span = (v, a) => a.l2p(Math.max(...v)) - a.l2p(Math.min(...v));
+        return Math.abs(span(t.y, l.yaxis)) / Math.abs(span(t.x, l.xaxis));
+    }""")
+
+
+def test_wine_as_it_comes_is_standardized_fills_its_chart_and_the_film_says_it_works(server,
+                                                                                     page):
+    """Issue 42: the raw wine file's picture was a strip 30 px high, and the film stayed
+    blank for seconds after an upload."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    upload(page, "wine.csv", wine_csv())
+    page.get_by_text("In use: wine.csv, 178 points, 13 features, 3 classes").wait_for(
+        timeout=60_000)
+    page.get_by_text("Standardized to z-scores on every page").wait_for(timeout=20_000)
+    assert chart_height_over_width(page) > 0.5
+    screenshot(page, "wine-standardized")
+    page.get_by_text("standardized", exact=True).click()  # one click: the file's own values
+    page.get_by_text("As the file writes them").wait_for(timeout=30_000)
+    page.get_by_text("drawn as PC 2 × 10, to fill the chart").wait_for(timeout=30_000)
+    assert chart_height_over_width(page) > 0.5  # stretched, not a strip
+    screenshot(page, "wine-raw")
+    page.get_by_role("link", name="Watch a solver").first.click()
+    # at once, where the film will stand: the run's start is said, not a blank place
+    page.get_by_text("its boundary appears here as soon as its first state arrives").wait_for(
+        timeout=5_000)
+    player = film_player(page, timeout=120)
+    assert player.evaluate("() => document.getElementById('plot')._fullLayout.yaxis.title"
+                           ".text") == "PC 2 × 10"
+    screenshot(page, "wine-raw-film")
+
+
+def test_a_semicolon_file_with_decimal_commas_is_read(server, page):
+    page.goto(server)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    rows = [f"{i},5;{i % 3},25;{'a' if i == 0 else 'b' if i == 9 else ''}" for i in range(10)]
+    upload(page, "komma.csv", "x;y;label\n" + "\n".join(rows) + "\n")
+    page.get_by_text("In use: komma.csv, 10 points, 2 features, 2 classes").wait_for(
+        timeout=60_000)

@@ -359,7 +359,7 @@ def test_predict_refuses_outputs_over_its_model(tmp_path, monkeypatch, capsys, s
 
 def test_a_film_of_more_classes_than_it_tells_apart_is_refused_before_the_fit(
         tmp_path, monkeypatch, capsys):
-    from engine.data import MAX_CLASSES
+    from s3vm_explorer.engine.data import MAX_CLASSES
 
     rows = ["x1,x2,label"] + [f"{3 * k + i * 0.1},{i},{f'c{k}' if i < 2 else ''}"
                               for k in range(MAX_CLASSES + 1) for i in range(3)]

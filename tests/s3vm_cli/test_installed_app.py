@@ -22,7 +22,8 @@ from toy_data import pick_labeled, two_moons
 pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parents[2]
-FRONTENDS = ("s3vm_explorer/engine/film_player", "s3vm_explorer/ui/counter_frontend")
+FRONTENDS = ("s3vm_explorer/engine/film_player", "s3vm_explorer/ui/counter_frontend",
+             "s3vm_explorer/ui/keyboard_frontend")
 
 
 @pytest.fixture(scope="module")

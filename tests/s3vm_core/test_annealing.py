@@ -277,6 +277,35 @@ def test_trace_follows_the_contract(traced):
                                atol=1e-9)
 
 
+def test_the_gradient_norm_is_that_of_j_t_where_it_has_one_and_unknown_for_the_hinge(
+        traced):
+    """``grad_norm`` is ``||d J_T / d alpha||`` at the state's f and new p for the smooth
+    losses; the hinge has no derivative where the f-step's SVM puts its free support vectors
+    (y f = 1), whose subgradient round-off chose (issue 42, item 4): unknown, NaN."""
+    model, X, y_semi, _, states = traced
+    y = np.where(y_semi == -1, 0.0, 2.0 * y_semi - 1.0)
+    unlabeled = y_semi == -1
+    if model.loss == "hinge":
+        assert all(np.isnan(s.grad_norm) for s in states)
+        return
+    K = kernel_matrix(X, X, "rbf", model.sigma_)
+    for s in states[1:]:
+        p = np.asarray(s.extras["p"])[unlabeled]
+        grad = da_gradient(s.coef, s.intercept, p, K, y, s.stage_value, model.lam,
+                           model.lam_u, model.loss)[0]
+        assert s.grad_norm == pytest.approx(np.linalg.norm(grad), rel=1e-6, abs=1e-12)
+
+
+def test_each_alternation_counts_from_1_within_its_temperature(traced):
+    _, _, _, _, states = traced
+    assert states[0].iteration == 0  # the start
+    stages = {}
+    for s in states[1:-1]:
+        stages.setdefault(s.stage_index, []).append(s.iteration)
+    for iterations in stages.values():
+        assert iterations == list(range(1, len(iterations) + 1))
+
+
 def test_balance_holds_and_p_is_in_the_callers_order(traced):
     model, _, y_semi, _, states = traced
     unlabeled, labeled = y_semi == -1, y_semi != -1

@@ -153,7 +153,9 @@ def test_a_balance_from_the_labels_that_the_fit_contradicts_warns():
     unlabeled = _unbalanced_labels() == -1
     share = np.mean(model.transduction_[unlabeled] == 1)
     assert 0.4 < share < 0.7
-    assert f"it predicts {share:.0%} of them as class 1" in said[0][1]
+    count = int(np.sum(model.transduction_[unlabeled] == 1))
+    assert (f"it predicts {share:.0%} of them ({count} of {unlabeled.sum()}) as class 1"
+            in said[0][1])
     assert "94% of the labeled points are class 1" in said[0][1]
     assert "proportions of the classes in the data" in said[0][1]
 
@@ -184,9 +186,42 @@ def test_one_vs_rest_names_the_problem_and_the_users_classes():
     said = _fit(OneVsRestS3VM(GradientTSVM(tol=10)), X, names)
     assert len(said) == 2  # one per binary problem
     messages = sorted(message for _, message in said)
-    assert messages[0].startswith("GradientTSVM, on class 'left' against the rest, ended with")
-    assert messages[1].startswith("GradientTSVM, on class 'right' against the rest, ended with")
+    for message, name in zip(messages, ("left", "right"), strict=True):
+        assert message.startswith(f'In the one-vs-rest problem "class {name!r} against the '
+                                  'others": GradientTSVM ended with')
+        # the classes it counts are the problem's own f's, and it says so
+        assert "by this problem's own f" in message
     for message in messages:
         assert "Likely cause: tol=10" in message
         # the k-class width one-vs-rest chose is not the user's change
         assert "sigma=" not in message
+
+
+def test_a_one_vs_rest_balance_warning_names_its_problem_and_the_classes_predict_gives():
+    """Issue 42, item 6: DA on wine one-vs-rest said it "predicts 1 % as class 1" while the
+    picture showed 49 of 169 points in class 1 -- the share of one binary problem's own f,
+    said as if it were the classes'. The warning now names the problem in the user's classes,
+    says its share is that problem's own, and gives the classes ``predict`` (and the app's
+    picture) gives, the largest of the k outputs."""
+    from toy_data import make_dataset
+
+    X, y = make_dataset("blobs_3", 120, None, random_state=0)
+    labels = np.full(y.size, -1)
+    for index, label in {9: 0, 20: 0, 35: 2, 53: 0, 72: 1, 84: 2, 119: 0}.items():
+        labels[index] = label  # 4 of the 7 labels in class 0: the balance asks 57 %
+    unlabeled = labels == -1
+    model = OneVsRestS3VM(DeterministicAnnealingS3VM())
+    said = [message for category, message in _fit(model, X, labels)
+            if category is BalanceWarning]
+    assert len(said) == 1, said
+    message = said[0]
+    assert message.startswith('In the one-vs-rest problem "class 0 against the others": '
+                              "DeterministicAnnealingS3VM took the class balance from the "
+                              "labels: 57% of the labeled points are class 0")
+    own = model.estimators_[0].transduction_[unlabeled] == 1  # problem 0's own f > 0
+    assert (f"this problem's own f predicts {own.mean():.0%} of them ({own.sum()} of "
+            f"{unlabeled.sum()}) as class 0") in message
+    shown = int(np.sum(model.predict(X)[unlabeled] == 0))  # the classes a picture shows
+    assert abs(shown - own.sum()) > 10  # measured 50 against 36: without it, it misleads
+    assert (f"Together, the 3 problems give each point the class of the largest f: {shown} of "
+            f"the {unlabeled.sum()} unlabeled points are class 0.") in message

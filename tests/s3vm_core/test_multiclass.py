@@ -241,10 +241,19 @@ def test_parallel_and_sequential_fits_agree():
     np.testing.assert_array_equal(fitted.transduction_, sequential.transduction_)
 
 
-def test_a_parallel_fit_passes_on_its_workers_warnings():
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_a_fit_passes_on_each_problems_warnings_naming_the_problem(n_jobs):
+    # a worker's warnings are said in the calling process; in either case each names its
+    # problem in the user's classes (issue 42, item 6)
     X, _, labels = three_blobs()
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
-        OneVsRestS3VM(GradientTSVM(max_iter=1), n_jobs=2).fit(X, labels)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        OneVsRestS3VM(GradientTSVM(max_iter=1), n_jobs=n_jobs).fit(X, labels)
+    said = sorted(str(w.message) for w in caught if w.category is ConvergenceWarning)
+    assert len(said) == 3, said
+    for c, message in enumerate(said):
+        assert message.startswith(f'In the one-vs-rest problem "class {c} against the '
+                                  'others": GradientTSVM stopped L-BFGS at max_iter=1')
 
 
 def test_a_validation_set_is_split_class_by_class():

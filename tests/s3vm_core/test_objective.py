@@ -1,5 +1,5 @@
-"""The common objective (DESIGN.md): every kernel solver scored on eq. (2) of the continuation
-paper with the hinge and its balance (3), each solver's norm in its own RKHS (issue 35)."""
+"""The common objective (docs/architecture.md): every kernel solver scored on eq. (2) of the
+continuation paper with the hinge and its balance (3), each solver's norm in its own RKHS."""
 
 import warnings
 

@@ -315,6 +315,41 @@ def test_another_separator_is_found(separator):
     assert data.X.shape == (4, 2) and list(data.classes) == ["a", "b"]
 
 
+def test_a_semicolon_file_with_decimal_commas_is_read_with_its_decimals():
+    """A spreadsheet where the comma is the decimal mark saves CSV with ';' between the values
+    (issue 42, item 7): its numbers are read as they are meant, and its labels stay words."""
+    data = read_data(b"x;y;label\n1,5;2,25;a\n-0,5;3;b\n,75;1e2;\n1,5e-1;4;a\n")
+    np.testing.assert_allclose(data.X, [[1.5, 2.25], [-0.5, 3], [0.75, 100], [0.15, 4]])
+    assert list(data.classes) == ["a", "b"] and data.y.tolist() == [0, 1, -1, 0]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    # comma-separated with decimal commas: the lines split into differing numbers of values
+    (b"x,y,label\n1,5,2,3,a\n2,2,1,0,b\n", r"^Line 2 has 5 values, but line 1 has 3: every "
+     r"line needs the same number of columns\. If the file writes decimal commas \(1,5 for "
+     r"1\.5\), they may be the cause: save it with decimal points, or with ';' between"),
+    # a ';' file whose header has a comma that is no decimal: read as comma-separated, said
+    (b"weight, kg;height;label\n1,5;2,5;a\n", r"^Line 2 has 3 values, but line 1 has 2.*"
+     r"decimal commas"),
+    # a TSV file with decimal commas
+    (b"x\ty\tlabel\n1,5\t2\ta\n3\t4\tb\n", r"^Line 2, column 1 \('x'\), holds '1,5', "
+     r"which is not a number\. If the file writes decimal commas"),
+    # one value: said in the singular
+    (b"1,2,a\n3\n", r"^Line 2 has 1 value, but line 1 has 3"),
+])
+def test_decimal_commas_that_cannot_be_read_are_named_as_the_likely_cause(content, message):
+    with pytest.raises(ValueError, match=message):
+        read_data(content)
+
+
+def test_a_number_with_a_comma_is_not_blamed_on_decimal_commas_unless_it_could_be_one():
+    with pytest.raises(ValueError, match=r"holds 'abc', which is not a number\.$"):
+        read_data(b"x\ty\tlabel\nabc\t2\ta\n3\t4\tb\n")
+    with pytest.raises(ValueError, match=r"^Line 2 has 2 values, but line 1 has 3: every line "
+                                         r"needs the same number of columns\.$"):
+        read_data(b"1\t2\ta\n3\tb\n")
+
+
 def test_svmlight_rows_saved_as_csv_are_read_as_svmlight():
     upload = io.BytesIO(b"1 1:0.5 2:1\n-1 2:0.25\n0 1:1\n")
     upload.name = "points.csv"

@@ -5,15 +5,19 @@ from toy_data import (
     DATASETS,
     blobs,
     clock,
+    crossed_clusters,
     digits_pair,
     g10n,
     g50c,
     gaussian_2c,
     gaussian_4c,
     make_dataset,
+    overlapping_gaussians,
+    parallel_clusters,
     pick_labeled,
     two_circles,
     two_moons,
+    unbalanced_moons,
 )
 
 
@@ -121,3 +125,58 @@ def test_pick_labeled_keeps_k_per_class_and_is_reproducible():
         pick_labeled(y, 60)
     with pytest.raises(ValueError, match="positive"):
         pick_labeled(y, 0)
+
+
+# -- the data sets of the When unlabeled data hurt page (issue 41) ------------------------------
+
+@pytest.mark.parametrize("generator", [parallel_clusters, overlapping_gaussians, crossed_clusters,
+                                       unbalanced_moons])
+def test_the_hurt_pages_data_sets_are_deterministic_planes_of_two_classes(generator):
+    X1, y1 = generator(n_samples=101, random_state=3)
+    X2, y2 = generator(n_samples=101, random_state=3)
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(y1, y2)
+    assert X1.shape == (101, 2) and set(np.unique(y1)) == {0, 1}
+    assert not np.array_equal(X1, generator(n_samples=101, random_state=4)[0])
+    with pytest.raises(ValueError, match="n_samples"):
+        generator(n_samples=2)
+
+
+def test_parallel_clusters_are_separated_by_a_gap_along_which_they_stretch():
+    X, y = parallel_clusters(n_samples=4000, random_state=0)
+    assert np.bincount(y).tolist() == [2000, 2000]
+    assert X[y == 0, 0].max() < -0.6 + 5 * 0.2 and X[y == 1, 0].min() > 0.6 - 5 * 0.2
+    # the gap: between the clusters a twentieth of the density at their centres
+    assert np.sum(np.abs(X[:, 0]) < 0.1) < 0.05 * np.sum(np.abs(X[:, 0] - 0.6) < 0.1)
+    assert X[:, 1].std() > 4 * X[y == 0, 0].std()  # long along it
+
+
+def test_overlapping_gaussians_have_no_dip_between_the_classes():
+    X, y = overlapping_gaussians(n_samples=20000, random_state=0)
+    counts, edges = np.histogram(X[:, 0], bins=np.linspace(-0.6, 0.6, 7))
+    # the density along the classes' axis peaks in the middle, where the boundary lies
+    assert counts[2:4].sum() >= counts[:2].sum() and counts[2:4].sum() >= counts[4:].sum()
+    bayes = np.mean((X[:, 0] > 0) != (y == 1))
+    assert bayes == pytest.approx(0.20, abs=0.01)  # Phi(-0.5 / 0.6)
+
+
+def test_crossed_clusters_hold_both_classes_in_each_cluster():
+    X, y = crossed_clusters(n_samples=4000, random_state=0)
+    left = X[:, 0] < 0
+    # a gap between the clusters: a twentieth of the density at their centres
+    assert np.sum(np.abs(X[:, 0]) < 0.1) < 0.05 * np.sum(np.abs(X[:, 0] - 1.0) < 0.1)
+    for cluster in (left, ~left):
+        assert np.mean(y[cluster]) == pytest.approx(0.5, abs=0.05)
+    np.testing.assert_array_equal(y, X[:, 1] > 0)
+
+
+def test_unbalanced_moons_put_the_share_in_the_upper_moon():
+    X, y = unbalanced_moons(n_samples=200, noise=0.0, random_state=0)
+    assert np.bincount(y).tolist() == [160, 40]
+    np.testing.assert_allclose(np.linalg.norm(X[y == 0], axis=1), 1.0)  # the upper moon
+    assert np.bincount(unbalanced_moons(n_samples=100, share=0.5, random_state=0)[1]).tolist() \
+        == [50, 50]
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        unbalanced_moons(share=1.0)
+    with pytest.raises(ValueError, match="leaves a moon empty"):
+        unbalanced_moons(n_samples=10, share=0.98)

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from s3vm_explorer.engine.figures.palette import BASELINE_COLOR
 from s3vm_explorer.engine.figures.traces import log_axis
 from s3vm_explorer.engine.presets import DEFAULT
 from s3vm_explorer.engine.registry import SOLVERS
@@ -17,10 +18,10 @@ from s3vm_explorer.engine.registry import SOLVERS
 #: The solvers' colours: one per solver of ``engine.registry.SOLVERS``, in its order, the
 #: supervised baseline black, so that a solver wears the same colour in every chart of a page
 #: whichever solvers ran. Okabe–Ito without its yellow (faint on white, on a projector) and grey
-#: (the unlabeled points' colour), with Tol's indigo, olive, wine and green instead
+#: (the unlabeled points' colour), with Tol's indigo, olive, wine, green and purple instead
 #: (colour-blind safe too).
 SOLVER_PALETTE = ("#000000", "#E69F00", "#56B4E9", "#009E73", "#332288", "#0072B2", "#D55E00",
-                  "#CC79A7", "#999933", "#882255", "#117733")
+                  "#CC79A7", "#999933", "#882255", "#117733", "#AA4499")
 
 
 def _solver_colors(names) -> dict:
@@ -45,38 +46,94 @@ def _is_default_preset(name: str) -> bool:
     return name.partition(":")[2] == DEFAULT
 
 
+#: The errors chart's text size (px): readable on a projector and at 1024 x 768.
+ERRORS_FONT = 13
+#: The reference SVM's run name (``engine.comparison.BASELINE``): its own SVM is itself.
+_REFERENCE = "SVMBaseline"
+
+
 def compare_errors_figure(rows, titles: dict | None = None) -> go.Figure:
-    """Unlabeled error per solver over the label draws: one horizontal box (with its points)
-    per solver, named on its left as the time chart names its bars, and the supervised
-    baseline's mean error as a dashed vertical line. A generic-default run of the Compare
-    page's "both" is drawn hollow in its solver's colour."""
+    """Unlabeled error per solver over the label draws, each draw beside the solver's own
+    supervised SVM on the same draw (``baseline_error``, ``engine.comparison.fair_baseline``).
+
+    One band per solver, named on its left as the time chart names its bars; in it each draw
+    is a line from its SVM's error (a grey open circle) to the solver's (a dot in the
+    solver's colour), one draw below the other: a line going left means the unlabeled points
+    helped on that draw, a dot on its circle a tie — what the paired test counts. A
+    generic-default run of the Compare page's "both" wears a diamond; the reference SVM
+    (``SVMBaseline``) has its dots only.
+    """
     titles = titles or {}
     names = list(dict.fromkeys(r["solver"] for r in rows))
     colors = _solver_colors(names)
+    draws = max([r["draw"] for r in rows], default=0) + 1
     fig = go.Figure()
-    for name in names:
-        errors = [100 * r["unlabeled_error"] for r in rows
-                  if r["solver"] == name and not r["error"]]
-        fig.add_trace(go.Box(x=errors, name=titles.get(name, name), boxpoints="all",
-                             jitter=0.4, pointpos=0, orientation="h",
-                             marker={"color": colors[name], "size": 6},
-                             line={"color": colors[name]},
-                             fillcolor="white" if _is_default_preset(name) else None,
-                             showlegend=False))
-    baseline = [100 * r["unlabeled_error"] for r in rows
-                if r["solver"] == "SVMBaseline" and not r["error"]]
-    if baseline:
-        # Named in the legend: a label on the line itself would sit behind one of the boxes.
-        dashed = {"color": "black", "dash": "dash"}
-        fig.add_vline(x=float(np.mean(baseline)), line=dashed)
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dashed,
-                                 name="supervised SVM (mean)", showlegend=True))
-    fig.update_layout(height=_bars_height(len(names)) + 30,
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"})
-    fig.update_xaxes(title_text="unlabeled error (%)", rangemode="tozero", showgrid=True)
-    fig.update_yaxes(autorange="reversed")  # the first solver on top, as in the table
+    for band, name in enumerate(names):
+        mine = [r for r in rows if r["solver"] == name and not r["error"]]
+        # the draws one below the other within the band, the first on top
+        heights = [band + _draw_offset(r["draw"], draws) for r in mine]
+        errors = [100 * r["unlabeled_error"] for r in mine]
+        svm = [100 * r.get("baseline_error", math.nan) for r in mine]
+        title = titles.get(name, name)
+        if name != _REFERENCE:
+            fig.add_trace(go.Scatter(
+                x=[x for a, b in zip(svm, errors, strict=True) for x in (a, b, None)],
+                y=[y for h in heights for y in (h, h, None)], mode="lines",
+                line={"color": colors[name], "width": 1.5}, opacity=0.6, hoverinfo="skip",
+                showlegend=False))
+            fig.add_trace(go.Scatter(
+                x=svm, y=heights, mode="markers", name=f"{title}: its SVM", showlegend=False,
+                marker={"color": BASELINE_COLOR, "size": 7, "symbol": "circle-open",
+                        "line": {"width": 1.5}},
+                customdata=[r["draw"] + 1 for r in mine],
+                hovertemplate="draw %{customdata}: its supervised SVM %{x:.1f} %"
+                              "<extra></extra>"))
+        fig.add_trace(go.Scatter(
+            x=errors, y=heights, mode="markers", name=title, showlegend=False,
+            marker={"color": colors[name], "size": 8,
+                    "symbol": "diamond" if _is_default_preset(name) else "circle"},
+            customdata=[[r["draw"] + 1, 100 * r.get("baseline_error", math.nan)]
+                        for r in mine],
+            hovertemplate=f"draw %{{customdata[0]}}: {title} %{{x:.1f}} %"
+                          + ("" if name == _REFERENCE else
+                             " (its SVM %{customdata[1]:.1f} %)") + "<extra></extra>"))
+    for band in range(1, len(names)):  # a thin rule between two solvers' bands
+        fig.add_hline(y=band - 0.5, line={"color": "rgba(128,128,128,0.35)", "width": 1})
+    # The two kinds of marks named once, in the legend above the chart.
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="solver, one dot a draw",
+                             marker={"color": "black", "size": 8}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers",
+                             name="its own supervised SVM on the same draw",
+                             marker={"color": BASELINE_COLOR, "size": 7, "symbol": "circle-open",
+                                     "line": {"width": 1.5}}))
+    band_height = _band_height(draws)
+    font = {"size": ERRORS_FONT}  # (the page's theme sets smaller ticks and legend otherwise)
+    fig.update_layout(height=band_height * len(names) + 110, font=font,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom",
+                              "font": font})
+    largest = max([100 * r[key] for r in rows if not r["error"]
+                   for key in ("unlabeled_error", "baseline_error")
+                   if np.isfinite(r.get(key, math.nan))], default=100.0)
+    pad = max(0.03 * largest, 0.5)  # a dot at 0 whole, not cut in half by the axis
+    fig.update_xaxes(title_text="unlabeled error (%)", title_font=font, tickfont=font,
+                     range=[-pad, largest + pad], showgrid=True, zeroline=False)
+    fig.update_yaxes(tickvals=list(range(len(names))), tickfont=font,
+                     ticktext=[titles.get(n, n) for n in names], showgrid=False,
+                     zeroline=False, range=[len(names) - 0.5, -0.5])  # the first on top
     return fig
+
+
+def _draw_offset(draw: int, draws: int) -> float:
+    """Where draw ``draw`` of ``draws`` sits in its solver's band (of height 1, centred on the
+    solver's tick): evenly from -0.35 (the first, on top) to 0.35."""
+    return 0.0 if draws == 1 else -0.35 + 0.7 * draw / (draws - 1)
+
+
+def _band_height(draws: int) -> int:
+    """Pixels of one solver's band: 4 px a draw and room for the markers, between 44 px (a
+    tick label's line and a little air) and 120 px (50 draws then lie 1.7 px apart)."""
+    return int(min(max(12 + 4 * draws, 44), 120))
 
 
 def _bars_height(n_bars: int) -> int:

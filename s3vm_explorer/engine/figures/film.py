@@ -34,8 +34,12 @@ from s3vm_explorer.engine.stages import STAGE_NAMES, returned_state, stage_text
 #: Height of the film's figure (the player adds its title above and its controls below).
 PLAYER_HEIGHT = 600
 #: The film's boundary plot takes this share of the figure's width; the objective and stage
-#: charts share the rest (the boundary is what a class must see).
+#: charts share the rest (the boundary is what a class must see). On a narrow screen the
+#: player stacks the charts under the boundary plot instead (``film_player/player.js``,
+#: ``STACK_BELOW``), and moves their titles, which it finds by their ``name``: ``CHART_TITLES``.
 BOUNDARY_SHARE = 0.72
+#: The names of the side charts' title annotations, by the y axis of the chart each titles.
+CHART_TITLES = {"yaxis2": "yaxis2 title", "yaxis3": "yaxis3 title"}
 
 
 def player_figure(run, X2: np.ndarray, labels: np.ndarray,
@@ -69,6 +73,8 @@ def player_figure(run, X2: np.ndarray, labels: np.ndarray,
         subplot_titles=("", "objective", f"{stage} (outer parameter)" if has_stages
                         else "stage value"),
     )
+    for annotation, name in zip(fig.layout.annotations, CHART_TITLES.values(), strict=True):
+        annotation.name = name
     final = run.point_decisions[-1]
     n_classes = n_classes_of(final)
     fig.add_trace(points_trace(X2, labels, predicted_classes(final), n_classes=n_classes),

@@ -10,6 +10,12 @@
 //
 // The same drawing makes the pictures the player saves (a frame as PNG, the film as an
 // animated GIF), and the player saves itself with its film as one page that plays offline.
+//
+// The film is told in words as well (docs/accessibility.md): the figure is one image to a
+// screen reader, named by what it draws (args.label), described by the frame on screen in a
+// sentence (args.sentences), which a live region reads out as the frame changes. Every
+// control works by keyboard, and with the system's "reduce motion" setting nothing plays by
+// itself: Play shows one frame a press.
 
 const byId = (id) => document.getElementById(id);
 const plot = byId("plot");
@@ -22,8 +28,9 @@ const loopBox = byId("loop");
 // What the page shows, read by the browser tests and benchmarks/app_speed.py: the film's id,
 // the frame on screen, whether Play runs, when each frame of the last pass of Play was drawn,
 // how many films this player has drawn, Play's speed and loop, and the theme it follows.
+// Whether the system asks for reduced motion, too.
 const film = (window.film = { id: null, frame: 0, playing: false, drawn: [], films: 0,
-  speed: 1, loop: false, dark: false });
+  speed: 1, loop: false, dark: false, reduced: false });
 
 let args = null;           // the latest arguments from the page
 let figureJson = null;     // the figure drawn now (a new one means a new film)
@@ -131,9 +138,44 @@ function show(k) {
   film.frame = k;
   byId("title").textContent = args.titles[k];
   scrub.value = String(k);
+  scrub.setAttribute("aria-valuetext", `frame ${k + 1} of ${args.states.length}`);
   byId("where").textContent = `state ${args.states[k]} · frame ${k + 1} of ${args.states.length}`;
+  byId("sentence").textContent = sentence(k);
   showNumbers(k);
   paint();
+}
+
+// -- the film in words: frame k's sentence, read out as the frame changes ------------------
+
+function sentence(k) {
+  return (args.sentences || args.titles)[k];  // (a film saved before it had sentences)
+}
+
+// While Play runs a sentence is read out only for a frame the film holds (the start and
+// the end of each stage of the outer parameter: Play's pace, frame_ms, stays on them) and at
+// most one every SPEAK_EVERY_MS: a screen reader needs a few seconds for a sentence, and a
+// sentence for each of eight frames a second would bury it. Step, the scrubber, Pause, the
+// end of Play and a jump asked for by the page say the frame at once.
+const SPEAK_EVERY_MS = 1500;
+// The scrubber dragged by the mouse: the frame it rests on, after this pause.
+const SCRUB_SETTLE_MS = 250;
+let spokenAt = -Infinity;
+let heldFrames = [];   // per frame: is it one that Play says?
+let scrubbing = null;  // the scrubber's pending sentence
+
+function holdFrames() {
+  const shortest = Math.min(...args.frame_ms);
+  heldFrames = args.frame_ms.map((ms) => ms > shortest);
+  // a film of one pace (Newton's steps, a fit) says every frame, SPEAK_EVERY_MS apart
+  if (!heldFrames.some(Boolean)) heldFrames = heldFrames.map(() => true);
+}
+
+function announce(k, playing = false) {
+  const now = performance.now();
+  if (playing && (!heldFrames[k] || now - spokenAt < SPEAK_EVERY_MS)) return;
+  clearTimeout(scrubbing);
+  spokenAt = now;
+  byId("said").textContent = sentence(k);
 }
 
 // The numbers of frame k, in the cells made for the film (makeNumbers).
@@ -368,6 +410,83 @@ function wantedHeight(width) {
   return (width - margin.l - margin.r) * share / args.aspect + margin.t + margin.b;
 }
 
+// Below this width (CSS px) the charts of the objective and the stage value stand under the
+// boundary plot, across the whole width: beside it, at 320 px, they squeezed the boundary and
+// cut their own titles ("T (outer parame"; WCAG 1.4.10, reflow).
+const STACK_BELOW = 600;
+const CHART_HEIGHT = 120;  // px: each stacked chart's plotting area
+const CHART_GAP = 64;      // px above each: the tick labels of the plot above, and its title
+
+function stacked(width) {
+  return width < STACK_BELOW;
+}
+
+// The stacked figure's height: the boundary plot at the data's aspect ratio (at most most of
+// the window's height), and the two charts under it. The page scrolls down to them.
+function stackedHeight(width, screenHeight) {
+  const { margin } = boundary;
+  const gap = CHART_GAP + (arranged.xTitle ? 24 : 0);  // (room for the axis's title, "PC 1")
+  const plotWidth = width - margin.l - margin.r;
+  const highest = Math.max(SMALLEST - margin.t - margin.b, 0.75 * screenHeight);
+  return Math.round(Math.min(plotWidth / args.aspect, highest) + 2 * (gap + CHART_HEIGHT) +
+    margin.t + margin.b);
+}
+
+// The figure's own arrangement (side by side), kept when a film is drawn: its axes' domains
+// and where its charts' titles stand (engine/figures/film.py names them).
+let arranged = null;
+const AXES = ["xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3"];
+const CHART_TITLES = { yaxis2: "yaxis2 title", yaxis3: "yaxis3 title" };
+
+function keepArrangement(layout) {
+  arranged = { domains: {}, titles: {}, xTitle: Boolean(layout.xaxis.title &&
+    (layout.xaxis.title.text || typeof layout.xaxis.title === "string")) };
+  for (const axis of AXES) arranged.domains[axis] = [...layout[axis].domain];
+  (layout.annotations || []).forEach((note, i) => {
+    if (Object.values(CHART_TITLES).includes(note.name)) {
+      arranged.titles[note.name] = { index: i, x: note.x, y: note.y };
+    }
+  });
+}
+
+// The layout's changes (as Plotly.relayout takes them) that arrange the figure at this size:
+// side by side as built, or, narrower than STACK_BELOW, the charts under the boundary plot.
+function arrangement(width, height) {
+  const changes = {};
+  const domains = { ...arranged.domains };
+  const titleY = {};
+  if (stacked(width)) {
+    const { margin } = boundary;
+    const area = height - margin.t - margin.b;
+    const chart = CHART_HEIGHT / area;
+    const gap = (CHART_GAP + (arranged.xTitle ? 24 : 0)) / area;
+    for (const axis of ["xaxis", "xaxis2", "xaxis3"]) domains[axis] = [0, 1];
+    domains.yaxis3 = [0, chart];
+    domains.yaxis2 = [chart + gap, 2 * chart + gap];
+    domains.yaxis = [2 * (chart + gap), 1];
+    titleY.yaxis2 = domains.yaxis2[1];
+    titleY.yaxis3 = domains.yaxis3[1];
+  }
+  for (const axis of AXES) changes[`${axis}.domain`] = domains[axis];
+  for (const [axis, name] of Object.entries(CHART_TITLES)) {
+    const title = arranged.titles[name];
+    if (!title) continue;
+    changes[`annotations[${title.index}].x`] = axis in titleY ? 0.5 : title.x;
+    changes[`annotations[${title.index}].y`] = axis in titleY ? titleY[axis] : title.y;
+  }
+  return changes;
+}
+
+// The same changes made on a layout object, before plotly draws it.
+function arrange(layout, width, height) {
+  for (const [path, value] of Object.entries(arrangement(width, height))) {
+    const [, axis, note, field] = path.match(/^(?:(\w+)\.domain|annotations\[(\d+)\]\.([xy]))$/);
+    if (axis) layout[axis] = { ...layout[axis], domain: value };
+    else layout.annotations[Number(note)] = { ...layout.annotations[Number(note)], [field]: value };
+  }
+  return layout;
+}
+
 function fittedHeight(width) {
   let screenHeight = window.innerHeight;
   let above = 0;
@@ -381,8 +500,9 @@ function fittedHeight(width) {
       // another origin: the screen's height and a header of the usual size
     }
   }
+  if (stacked(width)) return stackedHeight(width, screenHeight);
   const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
-    byId("export").offsetHeight + byId("numbers").offsetHeight + 8;
+    byId("export").offsetHeight + byId("motion").offsetHeight + byId("numbers").offsetHeight + 8;
   const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
   return Math.round(Math.min(Math.max(wantedHeight(width), SMALLEST), highest));
 }
@@ -403,27 +523,45 @@ function refit() {
   const height = fittedHeight(width);
   const layout = plot._fullLayout;
   if (Math.abs(width - layout.width) > 1 || Math.abs(height - layout.height) > 2) {
-    Plotly.relayout(plot, { width, height }).then(sendHeight);
+    Plotly.relayout(plot, { width, height, ...arrangement(width, height) }).then(sendHeight);
   } else {
     sendHeight();
   }
 }
 
 window.addEventListener("resize", refit);
+// Whatever changes the player's height (the Save row's links appearing when their files are
+// made, a note of a number wrapping, the reduced-motion line) resizes its frame on the page:
+// nothing is cut off below.
+new ResizeObserver(() => {
+  if (args) sendHeight();
+}).observe(document.body);
 
 // -- playing ----------------------------------------------------------------------------
 
 let animation = null;
 
+// How long frame k stays on screen while playing (ms): its time at 1x (frame_ms, paced by
+// the solver's outer steps: engine.film.frame_durations) over Play's speed.
+function frameTime(k) {
+  return args.frame_ms[k] / film.speed;
+}
+
 function play() {
   if (film.playing) return;
-  if (film.frame >= lastFrame()) show(0);
+  if (film.reduced) {  // the system asks for reduced motion: one frame a press, no motion
+    goTo(film.frame >= lastFrame() ? 0 : film.frame + 1);
+    return;
+  }
+  if (film.frame >= lastFrame()) {
+    show(0);
+    announce(0, true);
+  }
   film.playing = true;
   film.drawn = [performance.now()];
   let shownAt = performance.now();
   const tick = (now) => {
     if (!film.playing) return;
-    const frameMs = args.frame_ms / film.speed;
     if (film.frame >= lastFrame()) {
       // looping: the result stays on screen for hold_ms, then the film starts over
       if (!film.loop) {  // the loop was switched off meanwhile
@@ -433,17 +571,25 @@ function play() {
       }
       if (now - shownAt >= args.hold_ms) {
         show(0);
+        announce(0, true);
         shownAt = now;
         film.drawn = [performance.now()];
       }
-    } else if (now - shownAt >= frameMs) {
-      // Frames are due every frameMs on the clock, not frameMs after the last one was drawn:
-      // the screen refreshes every ~16.7 ms, and waiting for a full frameMs would often wait
-      // for one more refresh. Faster than the screen, Play skips to the frame due.
-      const by = film.speed > 1 ? Math.max(1, Math.floor((now - shownAt) / frameMs)) : 1;
-      shownAt = Math.max(shownAt + by * frameMs, now - frameMs);
-      show(Math.min(film.frame + by, lastFrame()));
+    } else if (now - shownAt >= frameTime(film.frame)) {
+      // Frames are due on the clock, each frameTime after the one before, not after it was
+      // drawn: the screen refreshes every ~16.7 ms, and waiting for a full frame time after
+      // a refresh would often wait for one more. Faster than the screen, Play skips to the
+      // frame due; at 1x or slower it shows every frame.
+      let next = film.frame;
+      let due = shownAt;
+      do {
+        due += frameTime(next);
+        next += 1;
+      } while (film.speed > 1 && next < lastFrame() && now - due >= frameTime(next));
+      shownAt = Math.max(due, now - frameTime(next));
+      show(next);
       film.drawn.push(performance.now());
+      announce(next, film.frame < lastFrame() || film.loop);
       if (film.frame >= lastFrame() && !film.loop) {
         stop();
         report(true);  // the page's details follow the film to its last state
@@ -487,12 +633,14 @@ function report(withState) {
 
 function pause() {
   stop();
+  announce(film.frame);
   report(true);
 }
 
 function goTo(k) {
   stop();
   show(Math.min(Math.max(k, 0), lastFrame()));
+  announce(film.frame);
   report(true);
 }
 
@@ -503,6 +651,8 @@ byId("forward").addEventListener("click", () => goTo(film.frame + 1));
 scrub.addEventListener("input", () => {
   stop();
   show(Number(scrub.value));
+  clearTimeout(scrubbing);
+  scrubbing = setTimeout(() => announce(film.frame), SCRUB_SETTLE_MS);
 });
 scrub.addEventListener("change", () => report(true));
 speedBox.addEventListener("change", () => {
@@ -514,9 +664,11 @@ loopBox.addEventListener("change", () => {
   report(false);
 });
 
-// The keyboard, once the player has the focus (a click on it): space plays or pauses, the
-// arrows step, Home and End go to the ends (the controls' tooltips say so). The speed box
-// keeps its own keys.
+// The keyboard, once the player has the focus (a click on it, or Tab to a control): space
+// plays or pauses, the arrows step, Home and End go to the ends (the controls' tooltips say
+// so). The speed box keeps its own keys; a focused button other than Play and Pause, the loop
+// box and a link keep the space, which presses them (Tab, then space, is how a keyboard
+// presses a button), and Enter presses every button.
 const KEYS = {
   " ": () => (film.playing ? pause() : play()),
   ArrowLeft: () => goTo(film.frame - 1),
@@ -524,16 +676,52 @@ const KEYS = {
   Home: () => goTo(0),
   End: () => goTo(lastFrame()),
 };
+
+function keepsItsSpace(target) {
+  return target === loopBox || target.tagName === "A" ||
+    (target.tagName === "BUTTON" && target.id !== "play" && target.id !== "pause");
+}
+
+let spaceTaken = false;  // the space's keydown played or paused: its keyup does nothing
 document.addEventListener("keydown", (event) => {
   const action = KEYS[event.key];
   if (!action || !args || event.target === speedBox || event.altKey || event.ctrlKey ||
       event.metaKey) return;
+  if (event.key === " " && keepsItsSpace(event.target)) return;
   event.preventDefault();  // no scrolling, no second click on a focused button
+  if (event.key === " ") spaceTaken = true;
   if (!event.repeat || event.key !== " ") action();
 });
-// a focused button or box would take the space once more when it is released
+// a focused button would take the space once more when it is released
 document.addEventListener("keyup", (event) => {
-  if (event.key === " " && event.target !== speedBox) event.preventDefault();
+  if (event.key === " " && spaceTaken) {
+    event.preventDefault();
+    spaceTaken = false;
+  }
+});
+
+// -- reduced motion: the system's setting, followed as it changes --------------------------
+
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const PLAY_TITLE = byId("play").title;
+const LOOP_TITLE = loopBox.parentElement.title;
+
+function followMotion() {
+  film.reduced = reducedMotion.matches;
+  if (film.reduced) stop();
+  byId("motion").hidden = !film.reduced;
+  byId("play").title = film.reduced
+    ? "show the next frame, the first at the end (space): your system asks for reduced motion"
+    : PLAY_TITLE;
+  loopBox.disabled = film.reduced;  // nothing starts over by itself
+  loopBox.parentElement.title = film.reduced
+    ? "off: your system asks for reduced motion" : LOOP_TITLE;
+}
+
+followMotion();
+reducedMotion.addEventListener("change", () => {
+  followMotion();
+  refit();
 });
 
 // Speed and loop as the page has them; the echo of the player's own report changes nothing.
@@ -681,8 +869,9 @@ async function savePNG() {
   }
 }
 
-// The whole film as an animated GIF at PICTURE_WIDTH: each frame for frame_ms, the last one
-// for hold_ms, in a loop. `progress(done, total)` hears of each frame.
+// The whole film as an animated GIF at PICTURE_WIDTH: each frame for its time at 1x
+// (frame_ms, Play's pace), the last one for hold_ms, in a loop. `progress(done, total)`
+// hears of each frame.
 async function makeGIF(progress) {
   const gd = await pictureFigure();
   try {
@@ -698,7 +887,7 @@ async function makeGIF(progress) {
     for (const k of new Set([0, Math.floor(n / 2), n - 1])) samples.push(await pixels(k));
     const gif = new GifWriter(canvas.width, canvas.height, samples);
     for (let k = 0; k < n; k++) {
-      gif.frame(await pixels(k), k === n - 1 ? args.hold_ms : args.frame_ms);
+      gif.frame(await pixels(k), k === n - 1 ? args.hold_ms : args.frame_ms[k]);
       progress(k + 1, n);
     }
     return gif.blob();
@@ -841,6 +1030,8 @@ async function render(next) {
     film.frame = Math.min(next.frame, lastFrame());
     makeNumbers();
     showNumbers(film.frame);
+    holdFrames();
+    byId("stage").setAttribute("aria-label", next.label || "the solver's film");
     const figure = JSON.parse(next.figure);
     // plotly narrows the boundary's domain to its equal scales, in the layout it is given too
     const domain = figure.layout.xaxis.domain;
@@ -851,11 +1042,16 @@ async function render(next) {
     themeSeen = themeKey;
     applyTheme(next.theme);
     const figure = themedFigure();
+    if (rebuilt) keepArrangement(figure.layout);
     figure.layout.width = stageWidth();
     figure.layout.height = fittedHeight(figure.layout.width);
+    arrange(figure.layout, figure.layout.width, figure.layout.height);
     const fresh = !plot._fullLayout;
     await Plotly.react(plot, figure.data, figure.layout, PLOT_CONFIG);
     if (fresh) {
+      // plotly's measuring SVG, off screen, would be an unnamed image to a screen reader
+      const tester = document.getElementById("js-plotly-tester");
+      if (tester) tester.setAttribute("aria-hidden", "true");
       // zoom, pan and resizing move the axes: paint the canvases for the new ones
       plot.on("plotly_afterplot", paint);
       plot.on("plotly_relayout", paint);
@@ -875,6 +1071,7 @@ async function render(next) {
   if (rebuilt || (next.jump !== jumpSeen && !echo)) {
     stop();
     show(target);
+    announce(target);
   }
   jumpSeen = next.jump;
   if (rebuilt) film.films += 1;
@@ -905,6 +1102,13 @@ if (standalone) {
   queue({ ...saved, theme: standalone.theme, frame: standalone.frame, jump: 0 });
   document.body.focus();
 } else {
+  // The page's frame is named by what it holds (Streamlit titles it by the component's code
+  // name, which a screen reader would read out).
+  try {
+    window.frameElement.setAttribute("aria-label", "The solver's film and its controls");
+  } catch (error) {
+    // another origin: the frame keeps its title
+  }
   window.addEventListener("message", (event) => {
     if (event.data && event.data.type === "streamlit:render") {
       queue({ ...event.data.args, theme: event.data.theme });

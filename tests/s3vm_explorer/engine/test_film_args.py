@@ -17,6 +17,7 @@ from s3vm_explorer.engine.data import View
 from s3vm_explorer.engine.figures.palette import CLASS_COLORS, DECISION_RANGE, FILL_STEPS
 from s3vm_explorer.engine.film import PLAYER_FILES as FRONTEND_FILES
 from s3vm_explorer.engine.film import PLOTLY_JS, film_args, film_id
+from s3vm_explorer.engine.notebook import LOADER
 from s3vm_explorer.ui.player import FRONTEND
 from toy_data import pick_labeled, two_moons
 
@@ -110,7 +111,9 @@ def test_the_player_is_served_from_outside_the_source_tree_and_writes_nothing_in
     stray.unlink(missing_ok=True)
     before = sorted(p.name for p in FRONTEND.iterdir())
     folder = player._served_folder()
-    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(FRONTEND_FILES)
+    # (the notebook's loader beside them: a film in a notebook, not in the app)
+    assert sorted(p.name for p in FRONTEND.iterdir()) == before == sorted(
+        (*FRONTEND_FILES, LOADER.name))
     assert Path(tempfile.gettempdir()) in folder.parents
     assert ROOT not in folder.parents
     assert filecmp.cmp(folder / PLOTLY_JS.name, PLOTLY_JS, shallow=False)
@@ -133,7 +136,7 @@ def test_a_read_only_install_serves_the_player(monkeypatch, tmp_path):
     for name in FRONTEND_FILES:
         assert (folder / name).read_bytes() == (FRONTEND / name).read_bytes()
     assert (folder / PLOTLY_JS.name).stat().st_size == PLOTLY_JS.stat().st_size
-    assert sorted(p.name for p in installed.iterdir()) == sorted(FRONTEND_FILES)
+    assert sorted(p.name for p in installed.iterdir()) == sorted((*FRONTEND_FILES, LOADER.name))
 
 
 def test_the_numbers_under_the_film_are_those_of_each_frame(moons_run):
@@ -352,3 +355,74 @@ def test_what_a_film_saves_names_its_solver_paper_data_and_labels():
     context = film_context(RunRequest(upload, (0, 1, -1), "SVMBaseline", ()), np.array([0, 1, -1]))
     assert context["data"] == "your file my data.csv, n = 3, 2 labeled"
     assert context["name"].startswith("supervised-svm-your-file-my-data-csv-n3")
+
+
+def told_changes(sentences: list[str], what: str) -> list[int]:
+    """How many unlabeled points each frame's sentence says changed ``what`` (side, class)."""
+    import re
+
+    counts = []
+    for sentence in sentences[1:]:
+        if f"No unlabeled point changed {what} since the previous frame." in sentence:
+            counts.append(0)
+            continue
+        (count,) = re.findall(rf"(\d+) unlabeled points? changed {what} since the previous "
+                              r"frame\.$", sentence)
+        counts.append(int(count))
+    return counts
+
+
+def test_each_frame_is_told_in_a_sentence_of_its_title_numbers_and_moved_points(moons_run):
+    """The film in words (issue 44): a frame's sentence says its stage as its title does, its
+    objective and unlabeled error as the numbers under the film do, and how many unlabeled
+    points changed side since the frame before, which must be the run's own count."""
+    X, labels, run = moons_run
+    y_true = two_moons(60, noise=0.1, random_state=0)[1]
+    args = film_args(with_baseline(run, X, labels), X, labels, y_true, show_baseline=True)
+    sentences, titles = args["sentences"], args["titles"]
+    numbers = {n["label"]: n["values"] for n in args["numbers"]}
+    n_frames = len(run.frames)
+    assert len(sentences) == n_frames
+    for k, sentence in enumerate(sentences):
+        assert sentence.startswith(f"Frame {k + 1} of {n_frames}, "
+                                   f"{titles[k].replace(' · ', ', ')}. "), sentence
+        assert (f"Objective {numbers['objective'][k]}, unlabeled error "
+                f"{numbers['unlabeled error'][k]}. ") in sentence
+    assert sentences[0].endswith("The film starts here.")
+    # the points whose predicted class (the sign of f) differs from the frame before
+    unlabeled = labels == -1
+    sides = run.point_decisions[:, unlabeled] > 0
+    moved = np.sum(sides[1:] != sides[:-1], axis=1).tolist()
+    assert told_changes(sentences, "side") == moved
+    assert max(moved) > 0 and 0 in moved  # the film has both kinds of frame
+    # the figure's accessible name says what it draws
+    assert "decision function f" in args["label"] and "supervised SVM" in args["label"]
+    assert f"{n_frames} frames" in args["label"] and "γ" in args["label"]
+
+
+def test_a_one_vs_rest_film_tells_how_many_points_changed_class():
+    from s3vm_core.multiclass import OneVsRestS3VM
+    from s3vm_explorer.engine.data import Generated
+
+    data = Generated("blobs_3", 45, 0.6, 0).build()
+    labels = pick_labeled(data.y_true, 2, random_state=0)
+    run = make_run(data.X, labels, OneVsRestS3VM(QNS3VM(sigma=1.5)), size=12)
+    args = film_args(run, data.X, labels, data.y_true)
+    classes = np.argmax(run.point_decisions[:, labels == -1], axis=-1)
+    moved = np.sum(classes[1:] != classes[:-1], axis=1).tolist()
+    assert told_changes(args["sentences"], "class") == moved and max(moved) > 0
+    assert "3 classes" in args["label"]
+
+
+def test_a_number_the_film_cannot_give_is_said_unknown_never_a_dash():
+    X, y = two_moons(40, random_state=0)
+    labels = pick_labeled(y, 1, random_state=0)
+    context = {"solver": "Supervised SVM", "data": "Two moons, n = 40, 2 labeled"}
+    args = film_args(make_run(X, labels, SVMBaseline()), X, labels, context=context)
+    assert [s.split(". ")[0] for s in args["sentences"]] == [
+        "Frame 1 of 2, before the fit", "Frame 2 of 2, the fit"]
+    for sentence in args["sentences"]:  # no truth given: no error to say
+        assert "unlabeled error unknown." in sentence
+        assert "—" not in sentence and "nan" not in sentence
+    assert args["label"].startswith("The film of Supervised SVM on Two moons, n = 40")
+    assert "outer parameter" not in args["label"]  # a fit has none

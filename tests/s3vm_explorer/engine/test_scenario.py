@@ -110,7 +110,7 @@ WRONG = [None, True, -1, 0.5, 1e308, float("inf"), float("nan"), "x" * 5000, "²
          {}, {"a": 1}]
 #: Values of WRONG that a field does accept (the rest must be said).
 ACCEPTED = {"noise": [0.5], "labels": [{}], "points": [None, []], "params": [{}],
-            "speed": [0.5], "loop": [True], "presentation": [True]}
+            "speed": [0.5], "loop": [True], "presentation": [True], "hurt": [{}]}
 
 
 @pytest.mark.parametrize("field", scenario.FIELDS)
@@ -220,3 +220,74 @@ def test_a_scenario_of_an_uploaded_file_names_it_and_carries_no_data():
     values, notes = scenario.parse(scenario.to_text(described))
     assert values["dataset"] == scenario.DEFAULTS["dataset"] and "labels" not in values
     assert said(notes, "made from the uploaded file 'mine.csv'")
+
+
+# -- issue 42: whether an uploaded file is standardized travels with its name ------------------
+
+@pytest.mark.parametrize("standardized", [True, False])
+def test_a_link_of_an_uploaded_file_carries_whether_it_was_standardized(standardized):
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper", uploaded="wine.csv", standardized=standardized)
+    assert described["standardize"] is standardized
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert values["standardize"] is standardized
+    how = "standardized" if standardized else "used as they are"
+    assert said(notes, f"Upload it on the Data & labels page to see it (its features will be "
+                       f"{how}, as in the link)")
+
+
+def test_a_generated_data_sets_link_says_nothing_of_standardizing():
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper")
+    assert "standardize" not in described
+    values, notes = parse({"dataset": "two_moons", "standardize": True})
+    assert "standardize" not in values
+    assert said(notes, "standardize = True was ignored: a link says it only of an uploaded file")
+
+
+@pytest.mark.parametrize("wrong", [None, 1, "yes", [True], {}])
+def test_a_standardize_that_is_not_true_or_false_is_said_and_left_to_the_files_scales(wrong):
+    values, notes = parse({"dataset": scenario.UPLOADED, "file": "wine.csv",
+                           "standardize": wrong})
+    assert "standardize" not in values
+    assert said(notes, "standardize must be true or false, not ")
+    assert said(notes, "standardized if their scales differ by more than ten times.")
+
+
+# -- issue 41: the When unlabeled data hurt page's settings travel in the link ----------------
+
+def test_the_hurt_pages_settings_read_back_as_they_were_described():
+    settings = {"n": 80, "draws": 20, "per_class": 3, "shown": "shares"}
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=3, labels=[0, -1, 1], points=[],
+        solver="SVMBaseline", params={}, form={}, budget=60, speed=1.0, loop=False,
+        presentation=False, compare="paper", hurt_settings=settings)
+    values, notes = scenario.parse(scenario.to_text(described))
+    assert notes == [] and values["hurt"] == settings
+
+
+def test_a_hurt_setting_a_link_cannot_use_is_said_and_the_rest_is_read():
+    values, notes = parse({"dataset": "two_moons", "hurt": {"n": 80, "draws": 7}})
+    assert values["hurt"] == {**scenario.DEFAULTS["hurt"], "n": 80}
+    assert notes == ["label draws must be one of 6, 8, 10, 20, 30, not 7. The page When "
+                     "unlabeled data hurt uses 8."]
+    assert "hurt" not in parse({"dataset": "two_moons"})[0]  # a link without it sets nothing
+
+
+def test_a_link_opens_a_lesson_at_its_step_and_a_bad_one_is_said():
+    values, notes = parse({"lesson": {"page": "annealing", "step": 3}})
+    assert not notes and values["lesson"] == {"page": "annealing", "step": 2, "revealed": False,
+                                              "jump": True}
+    for wrong in ({"page": "nowhere", "step": 1}, {"page": "watch", "step": 0},
+                  {"page": "watch", "step": 2.5}, {"page": "watch", "step": True}, "watch:3"):
+        values, notes = parse({"lesson": wrong})
+        assert "lesson" not in values and len(notes) == 1 and "stays closed" in notes[0]
+    described = scenario.describe(
+        dataset="two_moons", n=200, noise=0.1, seed=0, labels=[], points=[], solver="LDS",
+        params={}, form={}, budget=30.0, speed=1.0, loop=False, presentation=False,
+        compare="paper", lesson={"page": "watch", "step": 1, "revealed": True})
+    assert described["lesson"] == {"page": "watch", "step": 2}  # counted from 1, as shown

@@ -10,9 +10,11 @@ from s3vm_core import ESTIMATORS, LapSVM
 from s3vm_explorer.engine.stages import (
     EVENT_WORDS,
     EXTRA_WORDS,
+    HEADLINE_CHARS,
     event_text,
     extras_text,
     stage_text,
+    warnings_headline,
 )
 from toy_data import pick_labeled, two_moons
 
@@ -44,3 +46,17 @@ def test_a_value_that_could_not_be_computed_is_left_out_not_shown_as_nan():
     shown, glossary = extras_text({"validation_error": float("nan"), "kl": 0.25})
     assert shown == ["change of p = 0.25"]
     assert glossary == [f"change of p: {EXTRA_WORDS['kl'][1]}"]
+
+
+def test_the_line_of_a_runs_warnings_names_their_number_and_the_first_ones_opening():
+    """The Watch page's line beside its title (issue 42, item 6): a line, its words the
+    warning's own from its start, and whether that is all of it."""
+    ovr = ('In the one-vs-rest problem "class 1 against the others": GradientTSVM took the '
+           "class balance from the labels: 62% of the labeled points are class 1. More.")
+    what, opening, complete = warnings_headline([ovr])
+    assert (what, complete) == ("Warning", False)
+    assert ovr.startswith(opening) and '"class 1 against the others"' in opening
+    assert len(f"{what}: {opening} …") <= HEADLINE_CHARS
+    assert warnings_headline(["Short.", "Other."]) == ("2 warnings", "Short.", False)
+    assert warnings_headline(["One; and more."]) == ("Warning", "One", False)
+    assert warnings_headline(["All of it."]) == ("Warning", "All of it.", True)

@@ -222,24 +222,45 @@ def test_stopping_checks_panel_ends_where_its_curves_settle():
 def _rows():
     rows = []
     for draw in range(3):
-        for solver, error in (("SVMBaseline", 0.3), ("LapSVM", 0.1 * draw), ("QNS3VM", 0.2)):
+        for solver, error, svm in (("SVMBaseline", 0.3, 0.3), ("LapSVM", 0.1 * draw, 0.25),
+                                   ("QNS3VM", 0.2, 0.3 - 0.1 * draw)):
             rows.append({"solver": solver, "draw": draw, "success": error == 0,
-                         "unlabeled_error": error, "objective": 1.0 + error,
-                         "seconds": 0.1, "error": ""})
+                         "unlabeled_error": error, "baseline_error": svm,
+                         "objective": 1.0 + error, "seconds": 0.1, "error": ""})
     return rows
 
 
-def test_compare_errors_one_box_per_solver_and_the_baseline_line():
+def _marks(fig, name):
+    """The dots of run ``name`` and the circles of its own SVM, as (x, y) pairs."""
+    (dots,) = [t for t in fig.data if t.name == name]
+    circles = [t for t in fig.data if t.name == f"{name}: its SVM"]
+    return (list(zip(dots.x, dots.y, strict=True)),
+            list(zip(circles[0].x, circles[0].y, strict=True)) if circles else [])
+
+
+def test_compare_errors_put_each_draw_beside_the_solver_s_own_svm_on_that_draw():
     fig = compare_errors_figure(_rows(), {"LapSVM": "LapSVM title"})
-    boxes = [t for t in fig.data if t.type == "box"]
-    assert [t.name for t in boxes] == ["SVMBaseline", "LapSVM title", "QNS3VM"]
-    assert list(boxes[1].x) == [0.0, 10.0, 20.0]  # horizontal: long names read on the left
-    assert fig.layout.shapes[0].x0 == pytest.approx(30.0)
-    # The dashed line is named in the legend, not by a label on the line: over the first box,
-    # that label was hidden behind it (issue 20).
-    assert not fig.layout.annotations
-    (legend,) = [t for t in fig.data if t.showlegend]
-    assert legend.name == "supervised SVM (mean)" and legend.line.dash == "dash"
+    dots, circles = _marks(fig, "LapSVM title")
+    assert [x for x, _ in dots] == [0.0, 10.0, 20.0]  # errors on x: long names read on the left
+    assert [x for x, _ in circles] == [25.0, 25.0, 25.0]  # its SVM, draw by draw
+    assert [y for _, y in dots] == [y for _, y in circles]  # a draw's two marks on one line
+    qn_dots, qn_circles = _marks(fig, "QNS3VM")
+    assert [x for x, _ in qn_circles] == pytest.approx([30.0, 20.0, 10.0])
+    # one line per draw joins the two, in the solver's band (band k centred on y = k)
+    lines = [t for t in fig.data if t.mode == "lines" and t.x and t.x[0] is not None]
+    lap_line = lines[0]
+    assert list(lap_line.x) == [25.0, 0.0, None, 25.0, 10.0, None, 25.0, 20.0, None]
+    assert all(0.5 < y < 1.5 for y in lap_line.y if y is not None)
+    assert all(1.5 < y < 2.5 for _, y in qn_dots)
+    # the reference SVM is its own SVM: dots only, no line, no circle
+    ref_dots, ref_circles = _marks(fig, "SVMBaseline")
+    assert len(ref_dots) == 3 and ref_circles == [] and len(lines) == 2
+    # the solvers on the axis, the first on top; text of at least 13 px
+    assert list(fig.layout.yaxis.ticktext) == ["SVMBaseline", "LapSVM title", "QNS3VM"]
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
+    assert fig.layout.font.size >= 13
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert legend == ["solver, one dot a draw", "its own supervised SVM on the same draw"]
 
 
 def test_compare_objective_small_multiples_skip_the_baseline_and_mark_successes():
@@ -266,15 +287,16 @@ def _both_rows():
     rows = []
     for draw in range(2):
         rows.append({"solver": "SVMBaseline", "draw": draw, "success": False,
-                     "unlabeled_error": 0.3, "objective": math.nan, "seconds": 0.01,
-                     "error": "", "error_vs_baseline": 0.0})
+                     "unlabeled_error": 0.3, "baseline_error": 0.3, "objective": math.nan,
+                     "seconds": 0.01, "error": "", "error_vs_baseline": 0.0})
         for solver in SOLVERS:
             if solver == "SVMBaseline":
                 continue
             for preset in ("paper", "default"):
                 rows.append({"solver": f"{solver}:{preset}", "draw": draw, "success": True,
-                             "unlabeled_error": 0.0, "objective": 1.0 + draw, "seconds": 0.1,
-                             "error": "", "error_vs_baseline": -0.3})
+                             "unlabeled_error": 0.0, "baseline_error": 0.3,
+                             "objective": 1.0 + draw, "seconds": 0.1, "error": "",
+                             "error_vs_baseline": -0.3})
     return rows
 
 
@@ -310,12 +332,13 @@ def test_a_solver_wears_one_colour_on_every_compare_chart_whichever_ran():
     assert alone == {"LapSVM": by_solver["LapSVM"]}
 
 
-def test_compare_defaults_are_hollow_boxes_and_hatched_bars():
+def test_compare_defaults_are_diamonds_and_hatched_bars():
     from s3vm_explorer.engine.comparison import summarize
 
     rows = _both_rows()
-    boxes = {t.name: t for t in compare_errors_figure(rows).data if t.type == "box"}
-    assert boxes["LDS:default"].fillcolor == "white" and boxes["LDS:paper"].fillcolor is None
+    dots = {t.name: t for t in compare_errors_figure(rows).data}
+    assert dots["LDS:default"].marker.symbol == "diamond"
+    assert dots["LDS:paper"].marker.symbol == "circle"
     (bars,) = compare_time_figure(summarize(rows)).data
     hatched = dict(zip(bars.y, bars.marker.pattern.shape, strict=True))
     assert hatched["LDS:default"] == "/" and hatched["LDS:paper"] == ""
