@@ -33,9 +33,10 @@ Run ``python -m benchmarks.safe_s4vm [--quick | --tiny] [--n-jobs 2] [--draws N]
 (resumable: results in ``benchmarks/results/safe_s4vm``; each run records its process time).
 ``--balance`` runs only S4VM on the two unbalanced sets (breast cancer, the clock; 10 labels
 a class) at the default balance tolerance beta = 0.1 and at 0.3, which admits their true
-class ratio. ``--quick``: 3 draws of 2 and 5 labels a class; ``--tiny``: 2 draws of iris and
-the moons at 2 labels a class, S4VM with 10 local searches (a smoke test). The tables go to
-stdout (docs/benchmarks.md, "Safe on real data").
+class ratio; ``--widths`` only S4VM on ``WORSE_CELLS`` at its width and at S4VM.m's, each
+beside its fair SVM. ``--quick``: 3 draws of 2 and 5 labels a class; ``--tiny``: 2 draws of
+iris and the moons at 2 labels a class, S4VM with 10 local searches (a smoke test). The
+tables go to stdout (docs/benchmarks.md, "Safe on real data").
 """
 
 from __future__ import annotations
@@ -271,12 +272,58 @@ def balance_check(draws: int = 30, betas=(0.1, 0.3), per_class: int = 10,
                            "truth to nearest kept candidate, %"], rows)
 
 
+#: The cells where S4VM was significantly worse than its fair SVM at its defaults (one of each
+#: kind, as given unless named): the width check's.
+WORSE_CELLS = (("g10n", "as given", 2), ("g10n", "as given", 5), ("clock", "as given", 10),
+               ("breast cancer", "[0, 1]", 10))
+
+
+def width_check(draws: int = 30, cells=WORSE_CELLS, sample_time: int = 100) -> str:
+    """S4VM at its width (sigma = the mean distance d between points) and at S4VM.m's (LIBSVM's
+    gamma = 1/d, i.e. sigma = sqrt(d / 2); docs/deviations.md, "S4VM") on ``cells``, each
+    beside the fair SVM of the same width on the same draws: does the width explain where
+    S4VM is worse?"""
+    from threadpoolctl import threadpool_limits
+
+    from s3vm_core import S4VM, fair_svm, paired_comparison
+    from s3vm_core.solvers.s4vm import mean_distance_sigma
+    from toy_data import pick_labeled
+
+    rows = []
+    for name, scaling, per_class in cells:
+        X, y = load(name, scaling)
+        d = mean_distance_sigma(X)
+        for width, sigma in (("sigma = d", d), ("S4VM.m's gamma = 1/d", math.sqrt(d / 2))):
+            errors, svm_errors, kept, distance = [], [], [], []
+            for draw in range(draws):
+                labels = pick_labeled(y, per_class, random_state=draw)
+                unlabeled = labels == -1
+                with threadpool_limits(1), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = S4VM(sigma=sigma, random_state=draw,
+                                 sample_time=sample_time).fit(X, labels)
+                    svm = fair_svm(model, labels).fit(X, labels)
+                errors.append(unlabeled_error(model, X, y, unlabeled))
+                svm_errors.append(unlabeled_error(svm, X, y, unlabeled))
+                diagnostics = s4vm_diagnostics(model, y, unlabeled)
+                kept.append(diagnostics["svm_kept"])
+                distance.append(diagnostics["truth_distance"])
+            rows.append([name, scaling, per_class, f"{width} ({sigma:.2f})",
+                         cell_text(paired_comparison(errors, svm_errors)),
+                         f"{np.mean(kept):.0%}", f"{100 * np.mean(distance):.1f}"])
+    return markdown_table(["data", "scaling", "l", "width (sigma)", "S4VM vs its SVM",
+                           "S4VM kept the SVM's labels", "truth to nearest kept candidate, %"],
+                          rows)
+
+
 def main(argv=None) -> list[dict]:
     p = parser(__doc__.splitlines()[0], NAME)
     p.add_argument("--draws", type=int, default=None,
                    help="label draws a cell (default 30; --quick 3, --tiny 2)")
     p.add_argument("--balance", action="store_true",
                    help="only S4VM's balance tolerance on the two unbalanced sets, l = 10")
+    p.add_argument("--widths", action="store_true",
+                   help="only S4VM at its width and at S4VM.m's where it is worse than its SVM")
     args = p.parse_args(argv)
     size = size_of(args)
     if args.balance:
@@ -284,6 +331,11 @@ def main(argv=None) -> list[dict]:
         print(f"\n### S4VM's balance tolerance where the classes are unbalanced ({draws} "
               "draws)\n")
         print(balance_check(draws))
+        return []
+    if args.widths:
+        draws = args.draws or DRAWS[size]
+        print(f"\n### S4VM's width where it is worse than its SVM ({draws} draws)\n")
+        print(width_check(draws))
         return []
     from benchmarks.safe_s4vm import evaluate as task_function
 

@@ -61,3 +61,15 @@ def test_the_balance_check_sets_the_unbalanced_sets_beside_a_wider_tolerance():
     positive = {(r[0].strip("| "), r[2]): float(r[5].rstrip("%")) for r in rows}
     assert positive[("breast cancer", "0.1")] < 58.0
     assert float(rows[0][6].rstrip("%")) > 60.0  # the truth: 63 % benign
+
+
+def test_the_width_check_sets_s4vm_m_s_width_beside_the_mean_distance():
+    """S4VM.m hands LIBSVM gamma = 1/d for the mean distance d: sigma = sqrt(d / 2)."""
+    from s3vm_core.solvers.s4vm import mean_distance_sigma
+
+    text = safe_s4vm.width_check(draws=1, cells=(("two moons", "as given", 2),), sample_time=5)
+    rows = [line.split(" | ") for line in text.splitlines()[2:]]
+    d = mean_distance_sigma(safe_s4vm.load("two moons", "as given")[0])
+    widths = [float(r[3].split("(")[1].rstrip(")")) for r in rows]
+    np.testing.assert_allclose(widths, [d, np.sqrt(d / 2)], atol=0.005)
+    assert all(" vs " in r[4] for r in rows)
