@@ -6,6 +6,9 @@ C2 = 0.1, 100 samplings, 10 groups, lambda = 3); the median over repeats is prin
 markdown beside the supervised SVM (same kernel and C1) timed in the same process. BLAS is
 limited to one thread, the speed targets' setting (n = 200 within 3 s, n = 2,000 within 30 s).
 
+``--calls`` times S4VM's local searches with LIBSVM called as ``svm.fit_libsvm`` calls it
+(without ``SVC.fit``'s checks, a kernel cache of ``PRECOMPUTED_CACHE_MB``) against
+``SVC.fit`` (200 MB), in the same process, and checks that they give the same searches.
 ``--solvers`` times one local search with LIBSVM (the solver S4VM uses) against the
 warm-started dual active set of ``weighted_hinge``; ``--widths`` compares the default kernel
 width with the authors' formula on two moons and g50c over label draws, and counts what the
@@ -19,6 +22,7 @@ import time
 from unittest import mock
 
 import numpy as np
+from sklearn import config_context
 from threadpoolctl import threadpool_limits
 
 from benchmarks._timing import median_time, parser
@@ -114,6 +118,58 @@ def bench_solvers(sizes=(200, 2000), searches=5, sigma=0.3):
             print(f"| {n} | {name} | {np.mean(iterations):.1f} | {np.median(times):.3f} |")
 
 
+def _through_svc(svm, K, codes, sample_weight):
+    """``svm.fit_libsvm``'s LIBSVM call made by ``SVC.fit`` itself, its checks included."""
+    with config_context(assume_finite=True, skip_parameter_validation=True):
+        svm.fit(K, codes, sample_weight=sample_weight)
+    return svm
+
+
+def bench_calls(sizes=(2000, 4000), searches=3, repeats=REPEATS):
+    """S4VM's local searches (at its defaults, uniform starts) with LIBSVM called three ways,
+    one after another ``repeats`` times: the median CPU seconds of each, and its ratio to
+    ``SVC.fit``'s."""
+    from s3vm_core.solvers import svm as svm_module
+
+    ways = {
+        "SVC.fit, 200 MB cache (before)": {"_precomputed_fit": _through_svc},
+        "LIBSVM directly, 200 MB cache": {"PRECOMPUTED_CACHE_MB": 200},
+        f"LIBSVM directly, {svm_module.PRECOMPUTED_CACHE_MB:g} MB cache (fit_libsvm)": {},
+    }
+    print(f"\n### {searches} local searches of S4VM, two moons, one label a class, its "
+          "defaults\n")
+    print("| n | LIBSVM called by | SVM fits | median CPU s | ratio to SVC.fit | "
+          "same searches |")
+    print("|---|---|---|---|---|---|")
+    for n in sizes:
+        X, _, semi = _moons(n)
+        y = np.where(semi == -1, 0.0, 2.0 * semi - 1.0)
+        K = rbf_kernel(X, X, s4vm.mean_distance_sigma(X))
+        bounds = s4vm.balance_bounds(y[y != 0], int(np.sum(y == 0)), 0.1)
+        svm_u = np.ones(int(np.sum(y == 0)))
+        times = {way: [] for way in ways}
+        found = {}
+        for _ in range(repeats):
+            for way, patches in ways.items():
+                with contextlib.ExitStack() as stack:
+                    for name, value in patches.items():
+                        stack.enter_context(mock.patch.object(svm_module, name, value))
+                    start = time.process_time()
+                    found[way] = [s4vm.local_search(K, y, "uniform", svm_u, seed, C1=100.0,
+                                                    C2=0.1, bounds=bounds, max_iter=200)
+                                  for seed in range(searches)]
+                    times[way].append(time.process_time() - start)
+        baseline = np.median(times[next(iter(ways))])
+        first = found[next(iter(ways))]
+        for way in ways:
+            same = all(np.array_equal(a.labels, b.labels) and np.array_equal(a.decision,
+                                                                              b.decision)
+                       for a, b in zip(first, found[way], strict=True))
+            print(f"| {n} | {way} | {sum(1 + s.n_iter for s in found[way])} | "
+                  f"{np.median(times[way]):.2f} | {np.median(times[way]) / baseline:.2f} | "
+                  f"{'yes' if same else 'NO'} |")
+
+
 def _width_rules(X):
     """The kernel widths compared: the default and the authors' formula, LIBSVM's
     ``gamma = 1 / d`` for the mean distance d, i.e. sigma = sqrt(d / 2), on X as it is and on
@@ -164,6 +220,8 @@ def _width_row(data_name, name, X, y, sigma, per_class, draws):
 
 def main(argv=None):
     p = parser(__doc__, repeats=REPEATS)
+    p.add_argument("--calls", action="store_true",
+                   help="LIBSVM called directly against SVC.fit, in S4VM's local searches")
     p.add_argument("--solvers", action="store_true",
                    help="one local search: LIBSVM against the warm-started active set")
     p.add_argument("--widths", action="store_true",
@@ -174,6 +232,8 @@ def main(argv=None):
             bench_fit(sizes=(200,), repeats=1)
             bench_solvers(sizes=(200,), searches=1)
             bench_widths(draws=1, moons_n=100, data_sets=("two moons",))
+        elif args.calls:
+            bench_calls(repeats=args.repeats)
         elif args.solvers:
             bench_solvers()
         elif args.widths:

@@ -31,6 +31,9 @@ data sets only).
 ``SCALABLE_ABOVE``), on every data set with presets whose size the app lets change, over the
 same label draws (seed-0 data of each n), beside the preset unscaled where
 ``engine.presets.scaled`` changes it (results in ``benchmarks/results/presets_by_size``).
+``--datasets`` and ``--solvers`` restrict it (e.g. ``--datasets two_moons --solvers QNS3VM``);
+``--first-draw 100 --data-seed 1`` measures on other label draws (100..109) of other data,
+so that a scaling rule is checked on draws it was not chosen on.
 """
 
 from __future__ import annotations
@@ -233,25 +236,32 @@ _PER_CLASS = {"two_moons": 1, "two_circles": 1, "g50c": 25, "g10n": 25, "gaussia
 UNSCALED = " (unscaled)"
 
 
-def size_tasks(sizes: list[int], draws: int) -> list[dict]:
+def size_tasks(sizes: list[int], draws: int, *, datasets=None, solvers=None,
+               first_draw: int = 0, data_seed: int = 0) -> list[dict]:
     """The paper presets as the app runs them on ``n`` points, for each n of ``sizes``, and
-    unscaled where ``engine.presets.scaled`` changes them."""
+    unscaled where ``engine.presets.scaled`` changes them: label draws ``first_draw`` ..
+    ``first_draw + draws - 1`` of the data of seed ``data_seed``, on ``datasets`` and
+    ``solvers`` (None: all with presets)."""
     out = []
     for name, per_class in _PER_CLASS.items():
+        if datasets is not None and name not in datasets:
+            continue
         spec = DATASETS[name]
-        solvers = [solver for (dataset, solver) in PAPER_PRESETS if dataset == name]
+        chosen_solvers = [solver for (dataset, solver) in PAPER_PRESETS if dataset == name
+                          and (solvers is None or solver in solvers)]
         for n in sizes:
             data = {"name": "make_dataset", "kwargs": {"name": name, "n_samples": n,
                                                        "noise": spec.noise},
-                    "n_per_class": per_class, "data_seed": 0}
+                    "n_per_class": per_class, "data_seed": data_seed}
             methods = {}
-            for solver in solvers:
+            for solver in chosen_solvers:
                 chosen = preset_params(name, solver, PAPER, n)
                 methods[solver] = [{"estimator": solver, **run_form(solver, n, chosen)[0]}]
                 if scaled(name, solver, n):
                     unscaled = run_form(solver, n, paper_preset(name, solver).params)[0]
                     methods[solver + UNSCALED] = [{"estimator": solver, **unscaled}]
-            out += make_tasks({name: data}, methods, draws, experiment=BY_SIZE, n=n)
+            for task in make_tasks({name: data}, methods, draws, experiment=BY_SIZE, n=n):
+                out.append({**task, "draw": task["draw"] + first_draw})
     return out
 
 
@@ -280,12 +290,23 @@ def main(argv=None) -> list[dict]:
     p = parser(__doc__.splitlines()[0], NAME)
     p.add_argument("--sizes", type=int, nargs="+", default=None,
                    help="measure the presets as the app runs them at these n instead")
+    p.add_argument("--datasets", nargs="+", default=None, choices=sorted(_PER_CLASS),
+                   help="with --sizes: only these data sets")
+    p.add_argument("--solvers", nargs="+", default=None,
+                   choices=sorted({solver for _, solver in PAPER_PRESETS}),
+                   help="with --sizes: only these solvers")
+    p.add_argument("--first-draw", type=int, default=0,
+                   help="with --sizes: the first label draw (default 0: draws 0..9)")
+    p.add_argument("--data-seed", type=int, default=0,
+                   help="with --sizes: the seed of the data (default 0, the app's)")
     args = p.parse_args(argv)
     if args.sizes:
         draws = {"full": 10, "quick": 3, "tiny": 1}[size_of(args)]
         if args.out == p.get_default("out"):
             args.out = args.out.with_name(BY_SIZE)
-        results = run_from_args(args, size_tasks(args.sizes, draws), BY_SIZE)
+        results = run_from_args(args, size_tasks(
+            args.sizes, draws, datasets=args.datasets, solvers=args.solvers,
+            first_draw=args.first_draw, data_seed=args.data_seed), BY_SIZE)
         print(f"\n### Presets at every size ({size_of(args)}; mean unlabeled error, % "
               f"(draws ≤ 1 %))\n")
         print(size_table(results))

@@ -25,7 +25,7 @@ from s3vm_explorer.ui.forms import preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.guide import set_widget
 from s3vm_explorer.ui.runs import computed
-from s3vm_explorer.ui.sidebar import start_teaching_page
+from s3vm_explorer.ui.sidebar import lesson_and_settings, start_teaching_page
 from toy_data import UNLABELED
 
 #: Fixed temperatures of the DA paper's Table 5 ("three fixed values of T with no annealing").
@@ -43,10 +43,11 @@ data, labels, dataset = start_teaching_page(
     "the soft labels and the balance constraint")
 state.keep_teaching_widgets(state.DA_LOSS, state.DA_FIXED_T)
 
-lesson = st.empty()  # the verdict of section 4, filled in once it has run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
-# The settings fold away: at 1024 x 768 the effective loss is on the first screen.
-with st.expander("Settings: the parameters, the loss V, λ and the fixed temperatures"):
+# The guided lesson and the settings, folded away: at 1024 x 768 the effective loss is whole
+# on the first screen, the verdict of section 4 under it.
+lesson_button, lesson_box, settings = lesson_and_settings(
+    "Settings: the parameters, the loss V, λ and the fixed temperatures")
+with settings:
     left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
     preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
                                           "DeterministicAnnealingS3VM")
@@ -66,6 +67,7 @@ st.header("1 · The effective loss of an unlabeled point")
 st.caption("Drawn without any data: for a fixed output f of an unlabeled point, the best p "
            "gives the loss V'_T(f) (§3.2).")
 loss_slot = st.empty()
+lesson = st.empty()  # the verdict of section 4, filled in once it has run
 
 if not {0, 1} <= set(labels[labels != UNLABELED].tolist()):
     chart(effective_loss_figure([10, 1, 0.1, 0.01, 0.0]), where=loss_slot,
@@ -186,8 +188,8 @@ st.caption(
     f"same kernel and the same weights: ∇TSVM's C = 1/(λ l) and C* = λ'/(λ u) are the costs of "
     f"(4) divided by λ. Each line is one draw, from the error of the supervised SVM with their "
     f"kernel and C (grey circle; the same SVM for both: {summary['DA']['baseline_svm']}) to "
-    f"the solver's (dot); a draw counts as a success with at most 1 % of the unlabeled points "
-    f"wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled point outside the "
+    f"the solver's (its shape); a draw counts as a success with at most 1 % of the unlabeled "
+    f"points wrong. Why DA wins (§3.2): in ∇TSVM's effective loss an unlabeled point outside the "
     f"margin never moves the boundary, at any stage (the paper's Figure 3); in DA's, at high "
     f"T, it does (Figure 2, and section 1 above)."
 )

@@ -176,20 +176,20 @@ chart(compare_errors_figure(rows, chart_titles),
       description=key_numbers(summary, lambda solver: chart_titles.get(solver, solver)))
 both = stored["key"][4] == BOTH
 st.caption(
-    "One band per solver, in its colour on every chart of the page"
-    + (" (diamonds: its generic defaults, beside its paper's setting)" if both else "")
+    "One band per solver, in its colour and shape on every chart of the page"
+    + (" (open shapes: its generic defaults, beside its paper's setting)" if both else "")
     + "; in it each line is one label draw, from the error of the solver's own supervised SVM "
-    "on that draw (grey circle) to the solver's (dot). A line that goes left means the "
-    "unlabeled points helped on that draw, a dot on its circle is a tie; dots spread wide mean "
-    "the result depends on which points were labeled, dots at or near 0 are the successes."
+    "on that draw (grey circle) to the solver's (its shape). A line that goes left means the "
+    "unlabeled points helped on that draw, a mark on its circle is a tie; marks spread wide mean "
+    "the result depends on which points were labeled, marks at or near 0 are the successes."
 )
 
 st.header("Does a lower objective mean a lower error?")
 chart(compare_objective_figure(rows, chart_titles),
       description="One panel per solver: each draw's objective against its unlabeled error, "
-                  "a filled dot for a success")
+                  "a filled mark (the solver's shape) for a success")
 st.caption(
-    "The cS3VM paper's Figure 3, per solver: each dot is the local minimum one draw reached, "
+    "The cS3VM paper's Figure 3, per solver: each mark is the local minimum one draw reached, "
     "filled for a success and open for a failure. Each solver minimizes its own objective, so "
     "compare within a panel: a rising cloud means a better optimum (lower objective) tends to "
     "classify better, which is why these papers care about escaping local minima."

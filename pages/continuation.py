@@ -17,7 +17,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
-from s3vm_explorer.ui.sidebar import start_teaching_page
+from s3vm_explorer.ui.sidebar import lesson_and_settings, start_teaching_page
 from toy_data.files import counted
 
 #: Most boundaries drawn side by side; enough to see the boundary settle, small enough to read.
@@ -33,10 +33,11 @@ data, labels, dataset = start_teaching_page(
     "minimizer.", "the smoothed objective")
 state.keep_teaching_widgets(state.CONT_C, state.CONT_DIRECTION, state.CONT_SPAN)
 
-lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
-# The settings fold away: at 1024 x 768 the landscape is on the first screen.
-with st.expander("Settings: the parameters, C = C* and the slice of the landscape"):
+# The guided lesson and the settings, folded away: at 1024 x 768 the landscape is whole on the
+# first screen, the comparison's verdict under it.
+lesson_button, lesson_box, settings = lesson_and_settings(
+    "Settings: the parameters, C = C* and the slice of the landscape")
+with settings:
     left, middle, right = st.columns(3)
     preset, preset_params = preset_choice(left, state.CONT_PRESET, dataset, "ContinuationS3VM")
     sigma = preset_params.get("sigma")
@@ -76,6 +77,7 @@ st.caption(
     "from one curve to the next instead of jumping, which is how continuation avoids poor "
     "local minima (the paper's Figure 2, here on your data)."
 )
+lesson = st.empty()  # the comparison's verdict, filled in once section 4 has run
 cells = st.columns(5)
 cells[0].metric("γ0", f"{model.gamma0_:.3g}", help="From γ0 on, L_γ is convex (bound (9)).")
 cells[1].metric("γ_end", f"{model.gamma_end_:.3g}")
@@ -136,7 +138,7 @@ st.caption(
     f"from the same {lessons.DRAWS} draws of one label per class (the first is the labeling a "
     "new data set starts with). Each line is one draw, from the error of the supervised SVM "
     "with their kernel and C (grey circle; the same SVM for both: "
-    f"{summary['cS3VM']['baseline_svm']}) to the solver's (dot). Gradient descent keeps the "
+    f"{summary['cS3VM']['baseline_svm']}) to the solver's (its shape). Gradient descent keeps the "
     "local minimum its annealing of C* leads it to; continuation starts from the convex L_γ0 "
     "and follows its minimum, so it lands in a poor one less often (the paper: 2.9 % against "
     "4.6 % on USPS)."

@@ -101,8 +101,8 @@ with st.expander("Your own data: upload a file", expanded=upload is not None):
                    "No unlabeled point has a true class in the file: the error on the "
                    "unlabeled points is unknown. A column named `truth` gives them.")
 
-# What a click does, the counts, then the chart: at 1400 x 900 the whole chart is on the first
-# screen, and at 1024 x 768 most of it.
+# What a click does, the counts, then the chart: at 1024 x 768 the whole chart is on the first
+# screen, the box for the keyboard under it.
 counts = [int(np.sum(labels == c)) for c in range(n_classes)]
 flat = X.shape[1] == 2
 BRUSHES, ADDITIONS = brushes(n_classes), additions(n_classes)
@@ -130,8 +130,6 @@ title = "" if flat else (f"first two principal components of {X.shape[1]}-D data
                          f"the line of 1-D data: {literal(data.view.titles[0])}")
 adding = flat and upload is None and st.session_state.get(state.ADD_MODE)
 empty_space = data.grid(ADD_GRID) if adding else None
-# The same labelling by keyboard, in a box above the chart (ui/keyboard.py)
-labelling_keys(data.X2, labels, n_classes, on_change=labelling.apply_keys)
 n_unlabeled = int(np.sum(labels == UNLABELED))
 chart(labeling_figure(data.X2, labels, title, empty_space, n_classes), toolbar=True,
       key=state.LABEL_CHART, on_select=labelling.label_chart_selected,
@@ -139,10 +137,12 @@ chart(labeling_figure(data.X2, labels, title, empty_space, n_classes), toolbar=T
       description=f"{len(labels)} points: " + ", ".join(
           f"{count} labeled class {c}" for c, count in enumerate(counts))
       + f", {n_unlabeled} unlabeled")
+# The same labelling by keyboard, in a box under the chart (ui/keyboard.py)
+labelling_keys(data.X2, labels, n_classes, on_change=labelling.apply_keys)
 st.caption(
     f"Large shapes are labeled points ({', '.join(CLASS_NAMES[:n_classes])}); small grey "
     "circles are unlabeled. Click a point to give it the chosen class (or, by keyboard, in the "
-    "box above the chart: the arrow keys move, a number key labels); to label many at once, "
+    "box under the chart: the arrow keys move, a number key labels); to label many at once, "
     "pick the box or lasso tool in the chart's toolbar; to add points, choose what a click on "
     "empty space adds. Semi-supervised SVMs use the unlabeled points too: the boundary should "
     "pass through the low-density gaps between them."

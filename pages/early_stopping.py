@@ -14,7 +14,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.forms import preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
-from s3vm_explorer.ui.sidebar import start_teaching_page
+from s3vm_explorer.ui.sidebar import lesson_and_settings, start_teaching_page
 
 #: PCG iterates drawn beside the Newton optimum (the paper's Figure 3 b-e).
 SNAPSHOTS = (1, 2, 5, 10, 20)
@@ -29,8 +29,11 @@ data, labels, dataset = start_teaching_page(
     "the PCG iterates and their stopping rules")
 state.keep_teaching_widgets(state.ES_N_VAL)
 
-# The settings fold away: at 1024 x 768 the PCG iterates are on the first screen.
-with st.expander("Settings: the parameters, γ_I and the validation set"):
+# The guided lesson and the settings, folded away: at 1024 x 768 the PCG iterates are on the
+# first screen.
+lesson_button, lesson_box, settings = lesson_and_settings(
+    "Settings: the parameters, γ_I and the validation set")
+with settings:
     left, middle, right = st.columns(3)
     preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
     sigma = preset_params.get("sigma")
@@ -62,8 +65,29 @@ def error_of(decision) -> float:
 
 
 errors = np.array([error_of(s.train_decision) for s in states])
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
 optimum_error = error_of(run["newton"].train_decision)
+st.header("1 · PCG iterates against the Newton optimum")
+grid = run["grid"]
+
+
+# Each error is written once, as the text above and the table below write it (one digit
+# after the point: whole percents wrote 0.5 % as "1 %" beside the text's "0.5 %").
+position = {s.iteration: k for k, s in enumerate(states)}
+panels = [boundary_panel(f"PCG t = {t} · {percent(errors[k])}", states[k], grid)
+          for t in SNAPSHOTS if (k := position.get(t)) is not None]
+panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error)}", run["newton"],
+                             grid))
+# three a row: the iterates and the optimum in two rows, whole on the first screen
+chart(boundary_multiples_figure(panels, data.X2, labels, grid, n_cols=3), description=(
+    "The boundary and its unlabeled error after " + ", ".join(p[0] for p in panels)))
+st.caption(
+    "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
+    "the exact optimum from Newton's method (last panel); each title gives the unlabeled "
+    "error. Look for how early the boundary already follows the data, and compare each error "
+    "with the optimum's: an early iterate is often as good — sometimes better — which is what "
+    "early stopping exploits."
+)
+# the stopping rule's verdict under the iterates (the iterates whole on the first screen)
 stability_stop = run["stops"].get("stability")
 if stability_stop is not None:
     stop_error = errors[list(iterations).index(stability_stop)]
@@ -77,27 +101,6 @@ if stability_stop is not None:
 else:
     st.info(f"The stability check never fired within the {int(iterations[-1])} PCG iterations: "
             "the decisions kept changing. Try the preset as in the paper, or another γ_I.")
-
-st.header("1 · PCG iterates against the Newton optimum")
-grid = run["grid"]
-
-
-# Each error is written once, as the text above and the table below write it (one digit
-# after the point: whole percents wrote 0.5 % as "1 %" beside the text's "0.5 %").
-position = {s.iteration: k for k, s in enumerate(states)}
-panels = [boundary_panel(f"PCG t = {t} · {percent(errors[k])}", states[k], grid)
-          for t in SNAPSHOTS if (k := position.get(t)) is not None]
-panels.append(boundary_panel(f"Newton optimum · {percent(optimum_error)}", run["newton"],
-                             grid))
-chart(boundary_multiples_figure(panels, data.X2, labels, grid), description=(
-    "The boundary and its unlabeled error after " + ", ".join(p[0] for p in panels)))
-st.caption(
-    "The paper's Figure 3 on your data: the LapSVM boundary after a few PCG iterations and "
-    "the exact optimum from Newton's method (last panel); each title gives the unlabeled "
-    "error. Look for how early the boundary already follows the data, and compare each error "
-    "with the optimum's: an early iterate is often as good — sometimes better — which is what "
-    "early stopping exploits."
-)
 
 st.header("2 · Where each stopping rule would stop")
 extras = {name: np.array([s.extras[name] for s in states], dtype=float)

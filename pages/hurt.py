@@ -19,7 +19,7 @@ from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.guide import set_widget
 from s3vm_explorer.ui.runs import computed
-from s3vm_explorer.ui.sidebar import start_page
+from s3vm_explorer.ui.sidebar import lesson_and_settings, start_page
 from s3vm_explorer.ui.verdicts import counts_line, in_words, key_numbers, verdict_table
 
 start_page(uses_data=False)
@@ -34,12 +34,14 @@ st.markdown(
 )
 KEYS, SETTINGS = state.HURT, hurt.SETTINGS
 state.keep_teaching_widgets(*KEYS.values())
-lesson = st.empty()  # what the paired tests say, filled in once the draws have run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
-chart_slot = st.empty()  # the main chart, under the lesson on the first screen
+# The guided lesson and the settings, folded away: at 1024 x 768 the chart is whole on the
+# first screen, what the paired tests say under it.
+lesson_button, lesson_box, settings = lesson_and_settings(
+    "Settings: the points, the label draws and the labels in each")
+chart_slot = st.empty()  # the main chart
 caption_slot = st.empty()
-# The settings fold away below the chart: at 1024 x 768 the chart is on the first screen.
-with st.expander("Settings: the points, the label draws and the labels in each"):
+lesson = st.empty()  # what the paired tests say, filled in once the draws have run
+with settings:
     columns = st.columns(3)
     for column, name in zip(columns, ("n", "draws", "per_class"), strict=True):
         column.select_slider(SETTINGS[name].label, SETTINGS[name].options, key=KEYS[name],

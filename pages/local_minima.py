@@ -13,7 +13,7 @@ from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
-from s3vm_explorer.ui.sidebar import start_page
+from s3vm_explorer.ui.sidebar import lesson_and_settings, start_page
 from toy_data import DATASETS
 
 #: Label draws the page runs (each one solver of each kind and the exact search).
@@ -33,9 +33,11 @@ st.markdown(
 )
 state.keep_teaching_widgets(state.MINIMA_DATA, state.MINIMA_N, state.MINIMA_DRAWS,
                             state.MINIMA_SIGMA)
-lesson = st.empty()  # what the draws say, filled in once they have run
-lesson_button, lesson_box = st.container(), st.container()  # the guided lesson
-with st.expander("Settings: the data, its size, the label draws and the kernel width"):
+# The guided lesson and the settings, folded away: at 1024 x 768 the chart is whole on the
+# first screen, what the draws say under it.
+lesson_button, lesson_box, settings = lesson_and_settings(
+    "Settings: the data, its size, the label draws and the kernel width")
+with settings:
     left, middle, right = st.columns(3)
     left.selectbox("data set", lessons.MINIMA_DATA_SETS, key=state.MINIMA_DATA,
                    format_func=lambda name: DATASETS[name].title)
@@ -76,15 +78,16 @@ chart(minima_figure(rows, titles), description="; ".join(
     for name in dict.fromkeys(r["solver"] for r in local)
     if (mine := [r for r in local if r["solver"] == name])))
 st.caption(
-    "Each dot is one solver on one label draw: how far its objective is above the global "
-    "minimum (right), and how many percentage points more of the unlabeled points it gets "
-    "wrong than the global optimum (up). A filled dot ended in the global minimum's basin: "
-    "its labeling of the unlabeled points is an optimal one (cS3VM, ∇TSVM and QN-S3VM "
-    "minimize a smoothed objective, so even then they stay a little right of 0). Look for two "
-    "things: which solvers sit near 0 (they approximate the global solution well), and "
-    "whether the dots rise to the right (better optima classify better: the continuation "
-    "paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
+    "Each mark is one solver on one label draw, in the solver's colour and shape: how far its "
+    "objective is above the global minimum (right), and how many percentage points more of the "
+    "unlabeled points it gets wrong than the global optimum (up). A filled mark ended in the "
+    "global minimum's basin: its labeling of the unlabeled points is an optimal one (cS3VM, "
+    "∇TSVM and QN-S3VM minimize a smoothed objective, so even then they stay a little right of "
+    "0). Look for two things: which solvers sit near 0 (they approximate the global solution "
+    "well), and whether the marks rise to the right (better optima classify better: the "
+    "continuation paper's conjecture, which the NIPS 2006 paper found true on its data sets)."
 )
+lesson = st.empty()  # what the draws say, filled in once they have run
 
 st.header("2 · Per solver, over the draws")
 table = []
@@ -97,7 +100,8 @@ for name in dict.fromkeys(r["solver"] for r in rows):
         "its labeling's best above it": f"{100 * np.mean([r['labeling_gap'] for r in mine]):.2f} %",
         "unlabeled error": percent(np.mean([r["error"] for r in mine])),
     })
-st.dataframe(table, hide_index=True, width="stretch")
+# an HTML table: its cells wrap within the page (the data grid cut its right columns at 1024 px)
+st.table(table, hide_index=True)
 global_error = percent(np.mean([r["global_error"] for r in rows if r["solver"] == "SVMBaseline"]))
 svm_error = percent(np.mean([r["svm_error"] for r in rows if r["solver"] == "SVMBaseline"]))
 unproven = {r["draw"] for r in rows if not r["proven"]}

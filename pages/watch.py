@@ -95,14 +95,14 @@ with st.container():
     else:
         warnings_place = st.container()
     picker, baseline_column, presentation_column, lesson_column, *form_column = st.columns(
-        [2.5, 2.5, 1.5, 1.1, 1.2] if presenting else [2.4, 2.2, 1.3, 1.1],
+        [2.5, 2.2, 1.7, 1.1, 1.2] if presenting else [2.4, 1.9, 1.7, 1.1],
         vertical_alignment="center")
     # (the box's label gives its row's height to the film)
     solver = picker.selectbox("solver", list(SOLVERS), key=state.SOLVER,
                               format_func=solver_title, label_visibility="collapsed")
-    show_baseline = baseline_column.toggle("supervised SVM (dashed)", key=state.SHOW_BASELINE,
-                                           help="The boundary of the SVM trained on the "
-                                                "labeled points alone, with the solver's own "
+    show_baseline = baseline_column.toggle("supervised SVM", key=state.SHOW_BASELINE,
+                                           help="The boundary (dashed) of the SVM trained on "
+                                                "the labeled points alone, with the solver's own "
                                                 "kernel, width and C, and its error beside "
                                                 "the film's.")
     presentation_column.toggle("presentation", key=state.PRESENTATION,

@@ -40,39 +40,28 @@ _EDGE_BLOCK = 4096
 _NEIGHBOUR_BLOCK_MB = 64
 
 
-def _neighbours_by_similarity(S, n_neighbors: int):
-    """The k-NN pattern read off a similarity matrix that falls with the distance (an RBF
-    kernel matrix): the ``n_neighbors`` most similar other points of every row, in blocks of
-    rows; None when some row has fewer than that many positive similarities (the kernel has
-    underflowed there, and the distances must be searched)."""
-    n = S.shape[0]
-    step = max(1, _NEIGHBOUR_BLOCK_MB * 2**20 // (8 * n))
-    cols = np.empty((n, n_neighbors), dtype=np.intp)
-    for start in range(0, n, step):
-        block = np.array(S[start:start + step], dtype=float)
-        rows = np.arange(block.shape[0])
-        block[rows, start + rows] = -np.inf  # a point is not its own neighbour
-        nearest = np.argpartition(-block, n_neighbors - 1, axis=1)[:, :n_neighbors]
-        if not np.take_along_axis(block, nearest, axis=1).min(initial=1.0) > 0:
-            return None
-        cols[start:start + step] = nearest
-    return sp.csr_matrix((np.ones(cols.size), (np.repeat(np.arange(n), n_neighbors),
-                                               cols.ravel())), shape=(n, n))
-
-
-def _knn_edges(X, n_neighbors: int, similarities=None):
+def _knn_edges(X, n_neighbors: int, neighbors=None):
     """The edges ``(rows, cols, distances)`` of the symmetric k-NN graph, both directions.
 
     Built from the neighbour pattern rather than from a distance matrix, so that an edge
     between two coincident points (distance 0, the strongest Gaussian weight) stays an edge.
-    ``similarities`` (see ``knn_adjacency``) gives the pattern without a search.
+    ``neighbors`` (see ``knn_adjacency``) gives the pattern without a search.
     """
     from sklearn.neighbors import kneighbors_graph
 
-    check_n_neighbors(n_neighbors, X.shape[0])
-    pattern = (None if similarities is None
-               else _neighbours_by_similarity(similarities, n_neighbors))
-    if pattern is None:
+    n = X.shape[0]
+    check_n_neighbors(n_neighbors, n)
+    if neighbors is not None:
+        neighbors = np.asarray(neighbors)
+        if neighbors.shape != (n, n_neighbors):
+            raise ValueError(
+                f"neighbors must hold n_neighbors={n_neighbors} indices for each of the {n} "
+                f"points, shape ({n}, {n_neighbors}); got shape {neighbors.shape}."
+            )
+        pattern = sp.csr_matrix((np.ones(neighbors.size),
+                                 (np.repeat(np.arange(n), n_neighbors), neighbors.ravel())),
+                                shape=(n, n))
+    else:
         # scikit-learn takes the distances in blocks of rows of up to working_memory MB (1 GB
         # by default: 2 GB at the peak for LapSVM on 20,000 sparse texts); with 64 MB blocks
         # the fit peaked at 142 MB and took 12.8 s instead of 15.9 s (benchmarks.scale)
@@ -96,7 +85,7 @@ def _knn_edges(X, n_neighbors: int, similarities=None):
 
 @reusable
 def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
-                  graph_sigma: float | None = None, similarities=None) -> sp.csr_matrix:
+                  graph_sigma: float | None = None, neighbors=None) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour adjacency matrix W of the data graph (LapSVM paper §2).
 
     Points i and j are joined when either is among the ``n_neighbors`` nearest (Euclidean)
@@ -114,13 +103,12 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
         Width of the Gaussian weights; ``None`` takes the mean distance of the points to their
         ``n_neighbors`` nearest neighbours, so the typical edge weight is about exp(-1/2) — this
         project's default: the paper tunes the width per data set.
-    similarities : ndarray of shape (n, n) or None
-        A matrix that falls with the distance (LapSVM's RBF kernel matrix): the neighbours
-        are its largest entries of each row, read in one pass, instead of a search over all
-        pairs' distances (as costly as the kernel itself: 34 of 111 s of the setup of a
-        FACEMIT-sized LapSVM, 24,000 points of 361 features). Equal similarities may pick
-        other neighbours among points at the same distance. The edges' lengths are computed
-        from ``X`` in either case.
+    neighbors : ndarray of shape (n, n_neighbors) of int, or None
+        Each point's nearest other points, found already (``kernels.kernel_and_neighbors``
+        reads them off the distances LapSVM's kernel is computed from) instead of a search
+        over all pairs' distances, as costly as the kernel itself (34 of 111 s of the setup
+        of a FACEMIT-sized LapSVM, 24,000 points of 361 features). The edges' lengths are
+        computed from ``X`` in either case.
 
     Returns
     -------
@@ -129,7 +117,7 @@ def knn_adjacency(X, n_neighbors: int = 6, weights: str = "gaussian",
     if weights not in ("gaussian", "binary"):
         raise ValueError(f"weights must be 'gaussian' or 'binary', got {weights!r}.")
     n = X.shape[0]
-    rows, cols, distances = _knn_edges(X, n_neighbors, similarities)
+    rows, cols, distances = _knn_edges(X, n_neighbors, neighbors)
     if weights == "binary":
         values = np.ones_like(distances)
     else:
@@ -318,8 +306,9 @@ def rho_path_distances(X, rho: float, *, n_neighbors: int | None = None,
 
     Step 1 builds a graph with edge lengths ``exp(rho d(i, j)) - 1`` (fully connected when
     ``n_neighbors`` is None, the paper's ``k = n + m`` of §2.3.2; else the symmetric k-NN graph
-    of §2.1); step 2 takes all-pairs shortest path lengths ``d_SP`` (Floyd–Warshall, O(n^3),
-    faster than n Dijkstra runs on the dense graph; Dijkstra on the sparse k-NN graph); step 3
+    of §2.1); step 2 takes all-pairs shortest path lengths ``d_SP`` (n runs of Dijkstra, on
+    the full graph without the edges a two-edge path beats, ``_without_shortcut_edges``: the
+    same lengths as Floyd–Warshall's O(n^3), at O(n^2 log n) for the few edges left); step 3
     returns ``(1/rho) log(1 + d_SP)``, the softened max ``smax^rho`` of eq. (2) minimized over
     paths. ``rho_path_distance_steps`` is the same computation, reporting its progress.
 
@@ -374,12 +363,15 @@ def _done(value):
     yield  # a generator that yields nothing
 
 
-#: Intermediate points per step of Floyd-Warshall (one progress report each) and sources per
-#: step of Dijkstra: at n = 4,000 a step of either takes a few seconds.
+#: Sources per step of Dijkstra (one progress report each): at n = 4,000 a step takes about
+#: a second.
 _PATH_BLOCK = 128
-#: Rows of the path matrix that Floyd-Warshall updates together: 32 rows of 4,000 distances and
-#: their sums (2 MB) stay in the core's cache across the block's intermediate points.
-_FW_ROWS = 32
+#: Nearest points of a point through which ``_without_shortcut_edges`` looks for a two-edge
+#: path shorter than the direct edge (at n = 2000, rho = 1: 16 candidates left 23 edges a
+#: point, 32 left 18.5 and took 0.2 s more).
+_SHORTCUT_CANDIDATES = 32
+#: Points whose edges ``_without_shortcut_edges`` checks together.
+_SHORTCUT_ROWS = 32
 
 
 @reusable(steps=True)
@@ -387,8 +379,8 @@ def rho_path_distance_steps(X, rho: float, *, n_neighbors: int | None = None,
                             bridge: bool = False) -> Steps:
     """``rho_path_distances`` as ``Steps``: the input and the graph (k-NN neighbours, pieces,
     the float64 range of ``exp(rho d)``) are checked at the call; the shortest paths run as
-    the steps are iterated, in blocks of ``_PATH_BLOCK`` intermediate points
-    (Floyd–Warshall) or sources (Dijkstra). The result is the same to the bit."""
+    the steps are iterated, in blocks of ``_PATH_BLOCK`` sources of Dijkstra. The result is
+    the same to the bit."""
     from s3vm_core.problem import check_dense_memory
 
     rho = _check_rho(rho)
@@ -414,12 +406,13 @@ def rho_path_distance_steps(X, rho: float, *, n_neighbors: int | None = None,
     _check_edge_exponent(rho, d)
     weights = np.expm1(rho * d)
     if G is None:
-        # Floyd-Warshall, O(n^3), on the dense full graph (the undirected graph's edge is the
-        # shorter of the two directions, as scipy's undirected shortest_path takes it); n
-        # Dijkstra runs, O(n k n log n), on the sparse k-NN graph (at n = 2000, k = 10: about
-        # 0.5 s instead of 20 s).
+        # the full graph without the edges a two-edge path beats (the undirected graph's edge
+        # is the shorter of the two directions, as scipy's undirected shortest_path takes it),
+        # then n Dijkstra runs on what is left, as on the sparse k-NN graph
         weights = np.minimum(weights, weights.T)
-        return Steps(_soften(_floyd_warshall_steps(weights), rho))
+        near = _nearest_others(d, _SHORTCUT_CANDIDATES)
+        del d
+        return Steps(_soften(_full_graph_steps(weights, near), rho))
     graph = G.copy()
     graph.data = weights
     return Steps(_soften(_dijkstra_steps(graph), rho))
@@ -564,36 +557,53 @@ def _dijkstra_steps(graph):
     return SP
 
 
-def _floyd_warshall_steps(D):
-    """All-pairs shortest paths of the dense graph ``D`` (symmetric, non-negative, zero
-    diagonal), in place, ``_PATH_BLOCK`` intermediate points a step.
+def _full_graph_steps(weights, near):
+    """Shortest paths of the full graph of edge lengths ``weights`` (``exp(rho d) - 1``) as
+    Dijkstra's steps on the edges that ``_without_shortcut_edges`` keeps: the same path
+    lengths, to round-off, as Floyd–Warshall on the full graph."""
+    return (yield from _dijkstra_steps(_without_shortcut_edges(weights, near)))
 
-    The textbook loop ``D = min(D, D[:, k] + D[k, :])`` for k = 0, 1, ... (scipy's, to the
-    bit), in an order that keeps memory traffic low: for a block of k, the block's own rows
-    first, recording each row k as it is at step k (step k leaves it unchanged, since
-    ``D[k, k] = 0``); then every other ``_FW_ROWS`` rows go through the whole block while
-    they sit in the cache, adding those recorded rows. Each row sees the same sums in the same
-    order as in the textbook loop. As fast as scipy's compiled loop, and it can report.
+
+def _nearest_others(d, m: int) -> np.ndarray:
+    """The ``m`` nearest other points of every point (rows of the distance matrix ``d``), in
+    no particular order."""
+    n = d.shape[0]
+    m = min(m, n - 1)
+    near = np.empty((n, m), dtype=np.intp)
+    for start in range(0, n, _SHORTCUT_ROWS):
+        rows = np.array(d[start:start + _SHORTCUT_ROWS])
+        own = np.arange(rows.shape[0])
+        rows[own, start + own] = np.inf  # a point is not its own neighbour
+        near[start:start + rows.shape[0]] = np.argpartition(rows, m - 1, axis=1)[:, :m]
+    return near
+
+
+def _without_shortcut_edges(weights, near) -> sp.csr_matrix:
+    """The full graph of edge lengths ``weights`` without the edges that a path of two edges
+    through one of an end's nearest points (``near``, ``_SHORTCUT_CANDIDATES`` a point)
+    beats.
+
+    Shortest path lengths are unchanged: an edge (i, j) goes only when ``w_ik + w_kj < w_ij``
+    for some k, and then both ``w_ik`` and ``w_kj``, hence ``d_ik`` and ``d_kj`` (w grows with
+    d), are below ``w_ij`` and ``d_ij``: by induction on d, every edge that goes has a path of
+    kept edges no longer than it. The edge lengths ``exp(rho d) - 1`` of the LDS paper (eq.
+    (2)) are convex in d and 0 at 0, so a path of short hops beats a long edge: at n = 2000
+    (two moons, rho = 1) 18.5 edges a point are left of 1,999, and the n Dijkstra runs on
+    them (``O(n E log n)``) took 1.2 s where Floyd–Warshall on the full graph (``O(n^3)``)
+    took 6.5 s, the check itself 0.6 s (``O(n^2)`` per candidate). Edges of length 0
+    (coincident points) are kept, as explicit zeros.
     """
-    n = D.shape[0]
-    sums = np.empty((max(_FW_ROWS, _PATH_BLOCK), n))
-    rows_at_step = np.empty((_PATH_BLOCK, n))
-    starts = range(0, n, _PATH_BLOCK)
-    for step, k0 in enumerate(starts, start=1):
-        k1 = min(k0 + _PATH_BLOCK, n)
-        block, out = D[k0:k1], sums[:k1 - k0]
-        for k in range(k0, k1):
-            rows_at_step[k - k0] = D[k]
-            np.add(block[:, k, None], rows_at_step[k - k0], out=out)
-            np.minimum(block, out, out=block)
-        for r0 in [*range(0, k0, _FW_ROWS), *range(k1, n, _FW_ROWS)]:
-            rows = D[r0:min(r0 + _FW_ROWS, k0 if r0 < k0 else n)]
-            out = sums[:rows.shape[0]]
-            for k in range(k0, k1):
-                np.add(rows[:, k, None], rows_at_step[k - k0], out=out)
-                np.minimum(rows, out, out=rows)
-        yield step, len(starts)
-    return D
+    n = weights.shape[0]
+    shortcut = np.zeros((n, n), dtype=bool)
+    for start in range(0, n, _SHORTCUT_ROWS):
+        rows = np.arange(start, min(start + _SHORTCUT_ROWS, n))
+        hops = near[rows]
+        via = (weights[rows[:, None], hops][:, :, None] + weights[hops]).min(axis=1)
+        shortcut[rows] = via < weights[rows]
+    kept = ~(shortcut | shortcut.T)
+    np.fill_diagonal(kept, False)
+    rows, cols = np.nonzero(kept)
+    return _edges_graph(rows, cols, weights[rows, cols], n)
 
 
 def _rho_join(a, b, rho: float):
@@ -763,9 +773,13 @@ def classical_mds(D2, delta: float = 0.1, max_components: int | None = None) -> 
     B = -0.5 * (D2 - column_means[None, :] - D2.mean(axis=1)[:, None] + D2.mean())
     B = 0.5 * (B + B.T)
     if max_components is None or max_components >= B.shape[0] - 1:
-        lam, U = scipy.linalg.eigh(B)
+        # threshold (6) needs every eigenvalue, the embedding only the p kept eigenvectors:
+        # the eigenvalues alone, then those eigenpairs (two tridiagonal reductions) took 1.1 s
+        # at n = 2000 where every eigenvector took 1.7 s (p = 5, two moons, one core)
+        n = B.shape[0]
+        p = mds_threshold(scipy.linalg.eigh(B, eigvals_only=True)[::-1], delta)
+        lam, U = scipy.linalg.eigh(B, subset_by_index=(n - p, n - 1))
         lam, U = lam[::-1], U[:, ::-1]
-        p = mds_threshold(lam, delta)
     else:
         lam, U = _leading_eigenpairs(B, max_components)
         # The unknown rest of the spectrum enters (6) through the trace as one last eigenvalue.

@@ -84,15 +84,20 @@ def linear_kernel(X, Z) -> np.ndarray:
 
 
 def symmetric_product(K, v) -> np.ndarray:
-    """``K @ v`` for a symmetric kernel matrix, from one triangle (BLAS ``dsymv``).
+    """``K @ v`` for a symmetric kernel matrix, from one triangle, in float64 arithmetic.
 
     The solvers' iterations that take one product by K per step (LapSVM's PCG, §3.2.2; DA's
     f-step and its gradient) are bound at n in the thousands by reading K from memory, and
     ``dsymv`` reads half of it: n = 4000, one BLAS thread, 6.2 ms against 10.3 ms for
     ``K @ v``. A C-ordered K is passed as its transpose, the same matrix in Fortran order, so
-    nothing is copied. A float32 K (``kernel_matrix(..., dtype=np.float32)``) is read in half
-    the time again by ``ssymv``, with ``v`` rounded to float32 and the product returned in
-    float64. Anything else (an operator) is ``K @ v``.
+    nothing is copied. A float32 K (``kernel_matrix(..., dtype=np.float32)``) is read as
+    float32 and multiplied and summed in float64 (``_float32_symmetric_product``): the
+    product is that of the float64 matrix of its rounded values, to float64's round-off. BLAS
+    ``ssymv``, which sums in float32, was four times faster but lost the digits PCG needs:
+    its error, about 1e-5 of the sum of the terms' sizes, is new at every product, and on
+    the MNIST3VS8 shape (n = 8,000, ``benchmarks.lapsvm_large``) it moved the early-stopped
+    objective by 5.3e-2 where float64 sums on the same float32 K move it by 6.5e-3
+    (docs/benchmarks.md). Anything else (an operator) is ``K @ v``.
     """
     if not isinstance(K, np.ndarray):
         return K @ v
@@ -100,8 +105,29 @@ def symmetric_product(K, v) -> np.ndarray:
     if not F.flags.f_contiguous or F.dtype not in (np.float64, np.float32):
         return K @ v
     if F.dtype == np.float32:
-        return scipy.linalg.blas.ssymv(1.0, F, v.astype(np.float32)).astype(np.float64)
+        return _float32_symmetric_product(F.T, np.asarray(v, dtype=np.float64))
     return scipy.linalg.blas.dsymv(1.0, F, v)
+
+
+#: Rows of a float32 K converted to float64 at once by ``symmetric_product`` (a strip of
+#: 32 rows: 6 MB at n = 24,000, read again at once from the cache).
+_PRODUCT_STRIP = 32
+
+
+def _float32_symmetric_product(K, v) -> np.ndarray:
+    """``K @ v`` for a symmetric, C-ordered float32 ``K`` in float64 arithmetic: strips of
+    the upper triangle's rows converted to float64, each entry once, each strip used twice,
+    for its rows and (transposed) for the columns below the diagonal."""
+    n = K.shape[0]
+    out = np.zeros(n)
+    buffer = np.empty((min(_PRODUCT_STRIP, n), n))
+    for start in range(0, n, _PRODUCT_STRIP):
+        stop = min(start + _PRODUCT_STRIP, n)
+        strip = buffer[:stop - start, :n - start]
+        np.copyto(strip, K[start:stop, start:])
+        out[start:stop] += strip @ v[start:]
+        out[stop:] += v[start:stop] @ strip[:, stop - start:]
+    return out
 
 
 def polynomial_kernel(X, Z, degree: int = 3, coef0: float = 1.0, *,
@@ -131,8 +157,12 @@ def polynomial_kernel(X, Z, degree: int = 3, coef0: float = 1.0, *,
     return K
 
 
-#: Bytes of float64 rows a large kernel matrix is computed in at once (``kernel_matrix``).
-KERNEL_BLOCK_BYTES = 2**28
+#: Bytes of float64 rows a large kernel matrix is computed in at once (``kernel_matrix``,
+#: ``kernel_and_neighbors``), and the size from which it is: a block's seven passes (products,
+#: distances, neighbours, kernel values) stay near the processor's cache and BLAS still runs
+#: at full speed. At 12,000 points of 361 features, one thread, blocks of 8 to 256 MB took
+#: the same 3.5 s of CPU, 2 MB blocks 5.3 s; 32 MB is 2.6 x 10^6 entries (n > 1,448 fills it).
+KERNEL_BLOCK_BYTES = 2**25
 
 
 def _integer_power(K, degree: int) -> np.ndarray:
@@ -158,12 +188,13 @@ def kernel_matrix(X, Z, kernel: str, sigma: float | None = None, degree: int = 3
     beyond it is a ``ValueError`` that names the parameter or the data scale to change.
 
     A matrix larger than ``KERNEL_BLOCK_BYTES`` in float64, or one stored as
-    ``dtype=np.float32``, is computed in blocks of rows written into the result: the distances
-    of a whole matrix would take two more of its size at once (scikit-learn's
-    ``euclidean_distances`` scales a full copy of ``X Z^T``), 13.8 GB at the peak instead of the
-    result's 4.6 GB at n = 24,000 (2.3 GB in float32). Each block is computed in float64 and
-    rounded once when stored; the float64 values are those of the whole matrix at once, but
-    for the polynomial kernel's power, taken by squaring (``polynomial_kernel``).
+    ``dtype=np.float32``, is computed in blocks of rows written into the result
+    (``_dense_in_blocks``): the distances of a whole matrix would take two more of its size at
+    once (scikit-learn's ``euclidean_distances`` scales a full copy of ``X Z^T``), 13.8 GB at
+    the peak instead of the result's 4.6 GB at n = 24,000 (2.3 GB in float32). Each block is
+    computed in float64 and rounded once when stored; its values are those of the whole
+    matrix at once to a few units of float64's round-off (the polynomial kernel's power is
+    taken by squaring, ``polynomial_kernel``).
     """
     dtype = np.dtype(dtype)
     n, m = X.shape[0], Z.shape[0]
@@ -172,20 +203,67 @@ def kernel_matrix(X, Z, kernel: str, sigma: float | None = None, degree: int = 3
         return _kernel_rows(X, Z, kernel, sigma, degree, coef0)
     check_dense_memory(n, m, itemsize=dtype.itemsize)
     K = np.empty((n, m), dtype=dtype)
-    if kernel == "rbf" and not (sp.issparse(X) or sp.issparse(Z)):
-        return _rbf_in_blocks(X, Z, sigma, K, rows)
+    if not (sp.issparse(X) or sp.issparse(Z)):
+        return _dense_in_blocks(X, Z, kernel, sigma, degree, coef0, K, rows)
     for start in range(0, n, rows):
         block = slice(start, min(start + rows, n))
         K[block] = _kernel_rows(X[block], Z, kernel, sigma, degree, coef0, blocked=True)
     return K
 
 
-def _rbf_in_blocks(X, Z, sigma, K, rows) -> np.ndarray:
-    """The RBF kernel of dense points written into ``K``, ``rows`` rows at a time, with the
-    arithmetic of ``squared_distances`` (centred on Z's mean, scikit-learn's ``-2 <x, z> +
-    ||x||^2 + ||z||^2``, clipped at 0, a point's own distance 0) done in place on K's own rows
-    (float64) or on one float64 buffer (float32 K): no copy of a block, no temporary the size
-    of one (they were 32 of the 76 s of a 24,000-point kernel)."""
+@reusable
+def kernel_and_neighbors(X, kernel: str, sigma: float | None = None, degree: int = 3,
+                         coef0: float = 1.0, n_neighbors: int = 6,
+                         dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel matrix of the dense points ``X`` and each point's ``n_neighbors`` nearest
+    other points, from one pass over their distances.
+
+    LapSVM needs both (its K and its k-NN graph, Melacci & Belkin 2011, §2), and both come
+    from the inner products ``X X^T``: the squared distances are ``||x||^2 + ||z||^2 - 2 <x, z>``
+    (on points centred on their mean, see ``squared_distances``), the RBF kernel a function of
+    them, the polynomial and linear ones functions of ``<x, z>``. Computed once, in blocks of
+    rows (``_dense_in_blocks``), their ``n^2 d`` products (4 x 10^11 at 24,000 points of 361
+    features, most of the setup) are paid once instead of twice, and no ``n x n`` matrix
+    other than K is held. The neighbours are those of ``graph.knn_adjacency``'s search, but
+    among points at exactly the same distance, which may be picked in another order.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n), of ``dtype`` (float64 or float32, see ``kernel_matrix``)
+    neighbors : ndarray of shape (n, n_neighbors) of int
+        The indices of each point's nearest other points, in no particular order.
+    """
+    from s3vm_core.graph import check_n_neighbors  # graph builds on this module
+
+    dtype = np.dtype(dtype)
+    n = X.shape[0]
+    check_n_neighbors(n_neighbors, n)
+    check_dense_memory(n, n, itemsize=dtype.itemsize)
+    K = np.empty((n, n), dtype=dtype)
+    neighbors = np.empty((n, n_neighbors), dtype=np.intp)
+    rows = max(1, KERNEL_BLOCK_BYTES // (8 * n))
+    _dense_in_blocks(X, X, kernel, sigma, degree, coef0, K, rows, neighbors)
+    return K, neighbors
+
+
+#: Rows whose nearest points are picked at once (``_nearest_in_rows``): the partition's index
+#: array is 64 x n integers.
+_SELECT_ROWS = 64
+
+
+def _dense_in_blocks(X, Z, kernel, sigma, degree, coef0, K, rows, neighbors=None):
+    """``K = k(X, Z)`` of dense points written into ``K``, ``rows`` rows at a time, and, when
+    ``neighbors`` (an ``n x k`` integer array, ``X`` is ``Z``) is given, each point's ``k``
+    nearest other points written into it.
+
+    The arithmetic is ``squared_distances``'s (centred on Z's mean, scikit-learn's ``-2 <x, z>
+    + ||x||^2 + ||z||^2``, clipped at 0, a point's own distance 0), done in place on K's own
+    rows (float64) or on one float64 buffer (float32 K): no copy of a block, no temporary the
+    size of one (they were 32 of the 76 s of a 24,000-point kernel). The polynomial and linear
+    kernels take ``<x, z>`` back from the centred products, ``<x_c, z_c> + <x_c, m> + <m, z_c>
+    + <m, m>`` (m the mean), as precise as the product of the points themselves; they need a
+    second buffer for the distances only when the neighbours are asked for.
+    """
     from sklearn.utils.extmath import row_norms
 
     same = X is Z
@@ -194,23 +272,105 @@ def _rbf_in_blocks(X, Z, sigma, K, rows) -> np.ndarray:
     Zc = Xc if same else Z - center
     XX = row_norms(Xc, squared=True)
     ZZ = XX if same else row_norms(Zc, squared=True)
-    n = K.shape[0]
-    buffer = None if K.dtype == np.float64 else np.empty((min(rows, n), K.shape[1]))
+    if kernel != "rbf":
+        Xm = Xc @ center
+        Zm = Xm if same else Zc @ center
+        mm = float(center @ center)
+    n, m = K.shape
+    height = min(rows, n)
+    in_place = K.dtype == np.float64
+    products = None if in_place else np.empty((height, m))
+    distances = (np.empty((height, m)) if kernel != "rbf" and neighbors is not None
+                 else None)
     for start in range(0, n, rows):
         block = slice(start, min(start + rows, n))
-        D2 = K[block] if buffer is None else buffer[:block.stop - start]
-        np.matmul(Xc[block], Zc.T, out=D2)
-        D2 *= -2.0
-        D2 += XX[block, None]
-        D2 += ZZ[None, :]
-        np.maximum(D2, 0.0, out=D2)
-        if same:
-            own = np.arange(block.stop - start)
-            D2[own, start + own] = 0.0
-        gaussian(D2, sigma, out=D2)
-        if buffer is not None:
-            K[block] = D2
+        G = K[block] if in_place else products[:block.stop - start]
+        np.matmul(Xc[block], Zc.T, out=G)
+        D2 = G if kernel == "rbf" else (distances[:block.stop - start] if neighbors is not None
+                                         else None)
+        if D2 is not None:
+            if D2 is not G:
+                np.copyto(D2, G)
+            D2 *= -2.0
+            D2 += XX[block, None]
+            D2 += ZZ[None, :]
+            np.maximum(D2, 0.0, out=D2)
+            if same:
+                own = np.arange(block.stop - start)
+                D2[own, start + own] = 0.0
+            if neighbors is not None:
+                _nearest_in_rows(D2, start, neighbors[block])
+        if kernel == "rbf":
+            gaussian(D2, sigma, out=G)
+        else:
+            G += Xm[block, None]
+            G += Zm[None, :]
+            G += mm
+            _kernel_of_products(G, kernel, degree, coef0, X[block], Z)
+        if not in_place:
+            K[block] = G
     return K
+
+
+#: Columns of a row whose smallest distance is taken together in ``_nearest_in_rows``.
+_NEAREST_GROUP = 64
+
+
+def _nearest_in_rows(D2, start, out) -> None:
+    """Write into ``out`` the columns of the ``k = out.shape[1]`` smallest entries of each row
+    of ``D2`` (squared distances of the points ``start, start + 1, ...`` to all points), a
+    point itself left out; ``D2`` is left as it was.
+
+    The row is cut into groups of ``_NEAREST_GROUP`` columns and each group's smallest entry
+    taken (one vectorized pass): a group that holds one of the k smallest entries has its
+    smallest entry at most the k-th smallest, so the k groups with the smallest minima hold
+    them all, and the k smallest are picked among those ``64 k`` entries. ``np.argpartition``
+    of whole rows took 10 ns an entry, 1.5 s of the 7.6 s setup of 12,000 points.
+    """
+    k = out.shape[1]
+    height, m = D2.shape
+    width = _NEAREST_GROUP
+    full = m - m % width
+    n_groups = full // width + (full < m)
+    for top in range(0, height, _SELECT_ROWS):
+        rows = D2[top:top + _SELECT_ROWS]
+        h = rows.shape[0]
+        own = np.arange(h)
+        rows[own, start + top + own] = np.inf  # a point is not its own neighbour
+        if n_groups <= k:
+            out[top:top + h] = np.argpartition(rows, k - 1, axis=1)[:, :k]
+        else:
+            minima = np.empty((h, n_groups))
+            np.min(rows[:, :full].reshape(h, -1, width), axis=2, out=minima[:, :full // width])
+            if full < m:
+                np.min(rows[:, full:], axis=1, out=minima[:, -1])
+            groups = np.argpartition(minima, k - 1, axis=1)[:, :k]
+            columns = (groups[:, :, None] * width + np.arange(width)).reshape(h, -1)
+            outside = columns >= m  # the last group's columns past the row's end
+            np.minimum(columns, m - 1, out=columns)
+            candidates = np.take_along_axis(rows, columns, axis=1)
+            candidates[outside] = np.inf
+            nearest = np.argpartition(candidates, k - 1, axis=1)[:, :k]
+            out[top:top + h] = np.take_along_axis(columns, nearest, axis=1)
+        rows[own, start + top + own] = 0.0
+
+
+def _kernel_of_products(G, kernel, degree, coef0, X, Z) -> None:
+    """The polynomial or linear kernel from the inner products ``G = <x, z>`` of the rows
+    ``X`` and ``Z``, in place; values beyond ``KERNEL_LIMIT`` are refused with the message of
+    ``_kernel_rows``."""
+    if kernel == "poly":
+        G += coef0
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            power = _integer_power(G, int(degree))
+        G[...] = power
+    elif kernel != "linear":
+        raise ValueError(f"Unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}.")
+    if not np.all(np.abs(G) <= KERNEL_LIMIT):
+        _kernel_rows(X, Z, kernel, None, degree, coef0, blocked=True)  # raises, in words
+        raise ValueError(  # the products of the centred points reach it, those of X just not
+            f"The {kernel} kernel's values exceed {KERNEL_LIMIT:g}, too large for the "
+            "solvers. Rescale X so that its inner products are of order 1.")
 
 
 def _kernel_rows(X, Z, kernel, sigma, degree, coef0, blocked=False) -> np.ndarray:

@@ -36,9 +36,11 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_array
+from sklearn.utils import _safe_indexing, check_array
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, Bounded, S3VMClassifier, cost, iteration_limit
 from s3vm_core.diagnostics import LARGE_NORM_WEIGHT, WIDE_KERNEL
@@ -48,7 +50,7 @@ from s3vm_core.graph import (
     graph_laplacian,
     knn_adjacency,
 )
-from s3vm_core.kernels import KERNEL_BLOCK_BYTES, symmetric_product
+from s3vm_core.kernels import kernel_and_neighbors, symmetric_product
 from s3vm_core.losses import squared_hinge_line_search
 from s3vm_core.problem import (
     check_dense_memory,
@@ -383,8 +385,15 @@ _LAPLACIAN_CONSTRAINTS = {
     "tol": [Interval(Real, 0, np.inf, closed="neither"), None],
     "check_every": [Interval(Integral, 1, None, closed="left"), None],
     "max_iter": [iteration_limit(1000)],
-    "kernel_dtype": [StrOptions({"float64", "float32"})],
+    "kernel_dtype": [StrOptions({"auto", "float64", "float32"})],
 }
+
+#: ``kernel_dtype="auto"`` stores PCG's K in float32 from this size of its float64 form on
+#: (2 GiB, n > 16,384): K is then most of the fit's memory and its product most of PCG's time.
+FLOAT32_FROM_BYTES = 2**31
+
+#: Bytes of kernel rows ``decision_function`` holds at once (a block of new points).
+_PREDICTION_BLOCK_BYTES = 2**26
 
 
 class _LaplacianKernelMachine(S3VMClassifier):
@@ -418,21 +427,51 @@ class _LaplacianKernelMachine(S3VMClassifier):
                 "Use fewer points, solver='pcg' (K alone), or kernel='linear' with "
                 "solver='pcg', which never forms K."))
         self._fit_kernel(X)
+        n = X.shape[0]
+        neighbors = None  # the graph's neighbours: searched unless read off K's distances
         if self._primal and pcg:
             self._K = _LinearKernel(X)
-        else:  # PCG reads K once an iteration, in float32 if asked; the solves need float64
-            self._K = self._kernel(X, dtype=self.kernel_dtype if pcg else np.float64)
-        # an RBF K large enough to be computed in blocks gives the neighbours in one pass
-        n = X.shape[0]
-        similarities = (self._K if self.kernel == "rbf" and not self._primal
-                        and 8 * n * n > KERNEL_BLOCK_BYTES else None)
+        elif sp.issparse(X):  # the linear kernel's Newton or direct solve
+            self._K = self._kernel(X)
+        else:  # K and the neighbours from the same distances, computed once
+            dtype = self._storage_dtype(n) if pcg else np.float64
+            check_dense_memory(n, n, advice=self._too_large, itemsize=np.dtype(dtype).itemsize)
+            self._K, neighbors = kernel_and_neighbors(X, self.kernel, self.sigma_, self.degree,
+                                                      self.coef0, self.n_neighbors, dtype)
+        self.kernel_dtype_ = (self._K.dtype.name if isinstance(self._K, np.ndarray)
+                              else "float64")
         W = knn_adjacency(X, self.n_neighbors, self.graph_weights, self.graph_sigma,
-                          similarities)
+                          neighbors)
         self.laplacian_ = graph_laplacian(W, normalized=self.normalized, p=self.p)
         # the products by L^p (one a PCG step, Newton's L K) are p products by L
         self._L = (self.laplacian_ if self.p == 1 else
                    IteratedLaplacian(graph_laplacian(W, normalized=self.normalized), self.p))
         self._val_features = None if X_val is None else self._features(self._X_val)
+
+    def _storage_dtype(self, n: int):
+        """How PCG stores K: ``kernel_dtype``, or for "auto" float32 from
+        ``FLOAT32_FROM_BYTES`` of float64 on."""
+        if self.kernel_dtype != "auto":
+            return np.dtype(self.kernel_dtype)
+        return np.dtype(np.float32 if 8 * n * n >= FLOAT32_FROM_BYTES else np.float64)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Signed distance-like score; positive means ``classes_[1]``.
+
+        New points are taken in blocks: their kernel rows ``k(X_block, X_train)`` (64 MB at
+        a time) instead of all at once (1.3 GB for 7,000 test points against 24,000
+        training points, the LapSVM paper's FACEMIT).
+        """
+        check_is_fitted(self, "coef_")
+        n_train = self.X_fit_.shape[0]
+        rows = max(1, _PREDICTION_BLOCK_BYTES // (8 * n_train))
+        if self._primal or sp.issparse(X) or _num_samples(X) <= rows:
+            return super().decision_function(X)
+        return np.concatenate([
+            super(_LaplacianKernelMachine, self).decision_function(
+                _safe_indexing(X, slice(start, start + rows)))
+            for start in range(0, _num_samples(X), rows)
+        ])
 
     def _check_validation(self, X_val, y_val, n_features, classes):
         if (X_val is None) != (y_val is None):
@@ -560,14 +599,17 @@ class _LaplacianKernelMachine(S3VMClassifier):
 
     def _criteria(self, n: int):
         """The checks of §4: every one that can run (recorded at each iteration), the chosen
-        ``stopping`` one (or None) and PCG's own convergence test."""
+        ``stopping`` one (or None) and PCG's own convergence test, at ``tol`` when the chosen
+        check is that test's criterion (else a tighter ``tol`` would never be reached: the
+        test at its default would stop PCG first)."""
         n_val = 0 if self._y_val is None else self._y_val.size
         recorded = make_all_criteria(n=n, check_every=self.check_every, n_validation=n_val,
                                      tols={self.stopping: self.tol} if self.stopping else None)
         chosen = (None if self.stopping is None else
                   make_criterion(self.stopping, n=n, tol=self.tol, check_every=self.check_every,
                                  n_validation=n_val))
-        return recorded, chosen, make_criterion(_PCG_CONVERGED, n=n)
+        own_tol = self.tol if self.stopping == _PCG_CONVERGED else None
+        return recorded, chosen, make_criterion(_PCG_CONVERGED, n=n, tol=own_tol)
 
     def _pcg_stop(self, st, progress, chosen, converged) -> str | None:
         """What stops PCG at this iteration: the chosen check, else its own convergence (or
@@ -673,20 +715,24 @@ _PCG_DOC = """
         Threshold of the chosen criterion (``eta`` or ``tau``); ``None``: its default.
     check_every : int or None, default=None
         theta, the period of the data-based checks; ``None``: ``round(sqrt(n)/2)``.
-    kernel_dtype : {"float64", "float32"}, default="float64"
+    kernel_dtype : {"auto", "float64", "float32"}, default="auto"
         How PCG stores K (not a choice of the paper, whose Matlab code keeps float64):
-        ``"float32"`` halves its memory and the time of the one product by K an iteration
-        (BLAS ``ssymv``; the product is rounded to float32, about 1e-7 relative, and the
-        iterates stay float64): 2.1 GiB instead of 4.3 for K at 24,000 points. The rounding
-        is noise that PCG's path amplifies while it is far from the optimum, so an early
-        stop may land elsewhere: on two moons (n = 2000) the stability check fires at most
-        one check later, with the objective (7) within 5e-6 and the same labels; on the
-        MNIST3VS8 shape of ``benchmarks.lapsvm_large`` (n = 8,000, polynomial kernel of
-        degree 9) it fires at the same iteration with an objective 4.8 % higher and 0.04 %
-        of the labels changed; on the FACEMIT shape, where PCG converges, within 7e-7. Use
-        it where memory, not the objective's digits, is what matters (docs/benchmarks.md,
-        "LapSVM at the paper's sizes"). Ignored by the direct and Newton solvers, whose
-        systems need float64.
+        ``"float32"`` halves its memory, 2.1 GiB instead of 4.3 at 24,000 points; each
+        value is rounded once, and the product by K is multiplied and summed in float64
+        (``kernels.symmetric_product``), as are the preconditioned gradient, the residual
+        ``f - y`` and every iterate, so PCG runs in float64 on the rounded K. ``"auto"``
+        takes float32 when K in float64 would take ``FLOAT32_FROM_BYTES`` (2 GiB,
+        n > 16,384) or more, float64 below. Converged, the two give the same fit: on the
+        FACEMIT shape of ``benchmarks.lapsvm_large`` (23,975 points) run to a gradient norm of
+        1e-10 (``stopping="grad_norm", tol=1e-10``) the objectives (7) agree to 2e-9 and the
+        training decisions but for 0.004 %. A stop short of the optimum lands where each path
+        has got to: at PCG's own 1e-8 there, 9e-7 and 0.14 % (both sit on plateaus of a flat
+        objective); and on the MNIST3VS8 shape (polynomial kernel of degree 9, the stability
+        check) the stopped objective moves with K itself, by about 2e6 times a relative
+        change of K (n = 3,000: 1.7e-5 for a change of 1e-11 of a float64 K, 1e-2 for
+        float32's 6e-8), which is why "auto" keeps float64 below 2 GiB (docs/benchmarks.md,
+        "The LapSVM paper's largest runs on one core"). Ignored by the direct and Newton
+        solvers (float64).
 
     Fit parameters
     --------------
@@ -728,6 +774,9 @@ _ATTRIBUTES_DOC = """
         The (normalized, iterated) graph Laplacian used in the intrinsic norm.
     sigma_, classes_, transduction_, objective_ (eq. (7)), n_iter_ (Newton steps or PCG
     iterations).
+    kernel_dtype_ : str
+        How K was stored, "float64" or "float32" (``kernel_dtype``; "float64" for the linear
+        kernel's PCG, which never forms K).
     stopped_by_ : str
         Why the solver stopped: a criterion name, "converged" or "max_iter".
     stop_iterations_ : dict
@@ -743,7 +792,7 @@ def _laplacian_init(default_solver: str):
     def __init__(self, gamma_A=1e-6, gamma_I=1.0, kernel="rbf", sigma=None, degree=3,
                  coef0=1.0, n_neighbors=6, p=1, normalized=True, graph_weights="gaussian",
                  graph_sigma=None, solver=default_solver, stopping=None, tol=None,
-                 check_every=None, max_iter=1000, kernel_dtype="float64"):
+                 check_every=None, max_iter=1000, kernel_dtype="auto"):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel

@@ -187,7 +187,14 @@ def local_search(K, y, start_kind: str, svm_labels, seed, *, C1: float, C2: floa
     stops at a labeling that both steps keep (the SVM trained on it gives it back), or after
     ``max_iter`` alternations (``converged`` False). ``seed`` seeds every random draw, so a
     search gives the same result in any process.
+
+    ``K`` is copied when its values are not aligned in memory, as a Dask worker may hold it
+    (joblib's Dask backend sends it once to each worker, and the array read back from the
+    message sat at an odd address): every read of K was then an unaligned one, and a search
+    took 1.8 times the CPU of the same search on an aligned copy (n = 2,000); the copy costs
+    a few percent of a search.
     """
+    K = np.require(K, dtype=np.float64, requirements=["C", "A"])
     rng = np.random.default_rng(seed)
     unlabeled = np.flatnonzero(y == 0)
     u = unlabeled.size

@@ -8,12 +8,14 @@ primal linear model), which every LIBSVM caller uses alike.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
+from sklearn.svm import SVC, _libsvm
+from sklearn.utils import check_random_state
 
 from s3vm_core.base import KERNEL_CONSTRAINTS, S3VMClassifier, cost, resolve_costs
 from s3vm_core.diagnostics import SMALL_COST, WIDE_KERNEL
@@ -40,26 +42,83 @@ def fit_libsvm(K, labels, *, C: float = 1.0, sample_weight=None, tol: float = 1e
     The cap is ``max(10_000, LIBSVM_ITER_PER_POINT * n)`` iterations for ``n`` training rows.
     Returns ``(svm, converged)``; ``converged`` is False when the cap stopped LIBSVM, and the
     caller warns with a sentence that names its own parameter (scikit-learn's own warning,
-    which suggests rescaling the data, is silenced here).
+    which suggests rescaling the data, is silenced here). ``svm`` is a fitted ``SVC``, or for
+    a dense precomputed kernel with two classes a ``PrecomputedFit`` with the attributes the
+    callers read (``_precomputed_fit``: the same numbers without ``SVC.fit``'s checks).
     """
     max_iter = max(_LIBSVM_MIN_ITER, LIBSVM_ITER_PER_POINT * K.shape[0])
     if sp.issparse(K):
         K = _with_int32_indices(K)
     svm = SVC(C=C, kernel=kernel, tol=tol, max_iter=max_iter)
-    # the inputs are ours and already checked: skip scikit-learn's per-call validation
-    with (warnings.catch_warnings(), config_context(assume_finite=True,
-                                                    skip_parameter_validation=True)):
-        warnings.filterwarnings("ignore", "Solver terminated early", ConvergenceWarning)
-        try:
-            svm.fit(K, labels, sample_weight=sample_weight)
-        except ValueError as error:  # scikit-learn: "The dual coefficients ... are not finite"
-            raise ValueError(
-                f"LIBSVM found no finite solution: the kernel values reach "
-                f"{abs(K).max():.3g}, too large for its solver. Choose kernel parameters "
-                "that keep them of order 1 (sigma, or degree and coef0 of the polynomial "
-                "kernel), or rescale X."
-            ) from error
+    classes, codes = np.unique(labels, return_inverse=True)
+    try:
+        if (kernel == "precomputed" and isinstance(K, np.ndarray) and classes.size == 2
+                and K.shape == (labels.shape[0],) * 2):  # else SVC.fit says what is wrong
+            svm = _precomputed_fit(svm, K, codes, sample_weight)
+        else:
+            # the inputs are ours and already checked: skip scikit-learn's per-call validation
+            with (warnings.catch_warnings(), config_context(assume_finite=True,
+                                                            skip_parameter_validation=True)):
+                warnings.filterwarnings("ignore", "Solver terminated early", ConvergenceWarning)
+                svm.fit(K, labels, sample_weight=sample_weight)
+    except ValueError as error:  # scikit-learn: "The dual coefficients ... are not finite"
+        if "not finite" not in str(error):
+            raise
+        raise ValueError(
+            f"LIBSVM found no finite solution: the kernel values reach "
+            f"{abs(K).max():.3g}, too large for its solver. Choose kernel parameters "
+            "that keep them of order 1 (sigma, or degree and coef0 of the polynomial "
+            "kernel), or rescale X."
+        ) from error
     return svm, svm.fit_status_ == 0
+
+
+#: LIBSVM's cache of kernel columns, in MB, on a precomputed kernel (SVC's default: 200). The
+#: cache is memory LIBSVM allocates afresh at every fit, and a column of a precomputed K is a
+#: read of K, so a large cache saves little and costs page faults: at n = 4,000 (two moons,
+#: random labels, C = 0.1 on all but two points, 2,105 iterations) a fit took 178 ms with
+#: 200 MB (13,900 page faults) and 73 ms with 4 MB; a harder one (sigma / 10, C = 100,
+#: 37,844 iterations) 182 and 184 ms, where 1 MB took 216 ms. The results are the same.
+PRECOMPUTED_CACHE_MB = 4
+
+
+class PrecomputedFit(NamedTuple):
+    """What the callers of ``fit_libsvm`` read of a fitted ``SVC``, under its names."""
+
+    support_: np.ndarray      # indices of the support vectors
+    dual_coef_: np.ndarray    # shape (1, n_support): y_i alpha_i, in SVC's sign
+    intercept_: np.ndarray    # shape (1,), in SVC's sign
+    fit_status_: int          # 0, or 1 when the iteration cap stopped LIBSVM
+
+
+def _precomputed_fit(svm: SVC, K, codes, sample_weight) -> PrecomputedFit:
+    """LIBSVM on the dense precomputed kernel ``K`` with two classes (``codes`` 0 and 1, the
+    labels' indices into ``np.unique(labels)``), called as ``svm.fit`` calls it, with
+    ``svm``'s parameters: the same support, coefficients and intercept to the bit
+    (``test_svm.py`` checks it against ``SVC``).
+
+    ``SVC.fit`` checks its input again at every call (``validate_data``, the targets' type
+    and classes, by way of narwhals' data frame checks), about 1 ms a fit: S4VM's retrainings
+    (1,343 at n = 2,000, 7.6 ms of LIBSVM each), label switching's and DA's repeat it. Three
+    of S4VM's local searches at n = 2,000 (71 fits) took 0.75 s of CPU through ``SVC.fit``
+    and 0.67 s without (``python -m benchmarks.bench_s4vm --calls``). The labels are coded as
+    ``SVC`` codes them (``codes``, each class of weight 1); the seed is drawn from NumPy's
+    global generator as ``SVC`` draws it (LIBSVM uses it for probabilities only), so that the
+    global stream advances as before.
+    """
+    weights = np.asarray([] if sample_weight is None else sample_weight, dtype=np.float64)
+    seed = check_random_state(svm.random_state).randint(np.iinfo("i").max)
+    _libsvm.set_verbosity_wrap(0)
+    support, _, _, dual_coef, intercept, _, _, status, _ = _libsvm.fit(
+        np.ascontiguousarray(K, dtype=np.float64), codes.astype(np.float64),
+        svm_type=0, sample_weight=weights, class_weight=np.ones(2),
+        kernel="precomputed", C=svm.C, nu=svm.nu, probability=False, degree=svm.degree,
+        shrinking=svm.shrinking, tol=svm.tol, cache_size=PRECOMPUTED_CACHE_MB, coef0=svm.coef0,
+        gamma=0.0, epsilon=svm.epsilon, max_iter=svm.max_iter, random_seed=seed)
+    if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+        raise ValueError("The dual coefficients or intercepts are not finite.")
+    # SVC reports the binary model with the sign of classes[1] positive
+    return PrecomputedFit(support, -dual_coef, -intercept, int(status))
 
 
 def _with_int32_indices(X):

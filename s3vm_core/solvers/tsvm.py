@@ -320,9 +320,9 @@ class LDS(GradientTSVM):
         As for ``GradientTSVM`` (``map_`` acts on the MDS coordinates).
 
     Trace: from ``base.SETUP_PROGRESS_FROM`` points (1,000) on, first the "setup" states of
-    its O(n^3) steps (no model yet, decision 0): phase
-    (``stage_index``) 0 reports the path distances after each block of 128 intermediate points
-    of Floyd-Warshall (full graph) or 128 sources of Dijkstra (k-NN graph), ``extras["done"]``
+    its long steps (no model yet, decision 0): phase
+    (``stage_index``) 0 reports the path distances after each block of 128 sources of
+    Dijkstra (on the full graph's unbeaten edges or the k-NN graph), ``extras["done"]``
     of ``extras["total"]`` blocks; phase 1 comes once, before the MDS eigendecomposition.
     ``features()`` called before them runs the setup at once, and the trace then has none.
     Then as ``GradientTSVM`` (stage ``"C_star"``).
@@ -368,7 +368,7 @@ class LDS(GradientTSVM):
 
     def _embedding(self, problem, paths):
         """Algorithm 1, steps 1-6, reporting progress: phase 0 the path distances (``done``
-        of ``total`` blocks of Floyd-Warshall or Dijkstra), phase 1 the MDS (one report
+        of ``total`` blocks of sources of Dijkstra), phase 1 the MDS (one report
         before its eigendecomposition, which gives none of its own). The landmark form embeds
         the landmarks by MDS and every point by the out-of-sample formula."""
         for done, total in paths:
@@ -490,7 +490,7 @@ class GraphKernelSVM(S3VMClassifier):
 
     def _graph_kernel_steps(self, paths):
         """Steps 1-3 of §2.1.2, reporting progress: phase 0 the path distances (``done`` of
-        ``total`` blocks of Floyd-Warshall or Dijkstra)."""
+        ``total`` blocks of sources of Dijkstra)."""
         for done, total in paths:
             yield 0, done, total
         labeled = self._labeled

@@ -1,6 +1,7 @@
 """Plotly charts as the pages draw them: in the page's theme, light or dark (the browser's
 setting, or Streamlit's menu), without plotly's toolbar over their titles unless the chart is
-a tool (the Data page's selection), and accessible (WCAG 1.1.1): each chart has a text
+a tool (the Data page's selection), with text readable from the back of a lecture hall
+(``theme.readable``), and accessible (WCAG 1.1.1): each chart has a text
 alternative, for screen readers, saying what it shows and its key numbers, and a "Show as a
 table" view of its data (``engine.figures.text``)."""
 
@@ -12,7 +13,7 @@ import streamlit as st
 from streamlit.errors import StreamlitDuplicateElementKey
 
 from s3vm_explorer.engine.figures import text
-from s3vm_explorer.engine.figures.theme import for_dark_page
+from s3vm_explorer.engine.figures.theme import for_dark_page, readable
 
 
 def dark_page() -> bool:
@@ -47,7 +48,7 @@ def chart(figure, *, toolbar: bool = False, where=st, description: str = "", **o
     """
     alternative = text.describe(figure, description)
     title = text.title_of(figure) or text.axes_of(figure)
-    figure_shown = for_dark_page(figure) if dark_page() else figure
+    figure_shown = readable(for_dark_page(figure) if dark_page() else figure)
     config = {"displaylogo": False, "displayModeBar": toolbar}
     box = where.container()
     # Said before the chart (plotly's picture has no text of its own a screen reader reads)

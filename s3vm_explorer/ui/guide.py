@@ -86,8 +86,9 @@ def lesson(guide: Guide | None, button_place, box_place,
     box = box_place.container(border=True)
     box.markdown(f"**Lesson · step {step + 1} of {len(guide.steps)} · "
                  f"{literal(shown.title)}** — *{literal(shown.question)}*")
-    # (room for each button's key beside its label: Streamlit writes the shortcut in it)
-    back, forward, close, _ = box.columns([1.3, 2, 1, 2.5], vertical_alignment="center")
+    # (room for each button's key beside its label: Streamlit writes the shortcut in it; at
+    # 1024 x 768 with the sidebar open narrower columns cut "Back" and "Show the answer")
+    back, forward, close, _ = box.columns([1.6, 2.9, 1, 0.5], vertical_alignment="center")
     back.button("Back", icon=":material/arrow_back:", disabled=step == 0,
                 on_click=_move, args=(guide, -1, on_step), key=f"lesson-back:{guide.name}",
                 shortcut=BACK, width="stretch")

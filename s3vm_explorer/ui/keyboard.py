@@ -1,4 +1,4 @@
-"""Labelling by keyboard (``keyboard_frontend/``), for the Data page: a box above its chart in
+"""Labelling by keyboard (``keyboard_frontend/``), for the Data page: a box under its chart in
 which the arrow keys move through the points, nearest first in the arrow's direction, a number
 key gives the point on focus a class, U unlabels it, Z undoes and Y redoes (WCAG 2.1.1). The
 point on focus is ringed on the chart and said in words in a live region ("point 17 at (0.41,

@@ -13,11 +13,12 @@ PAGE_CONFIG = {"page_title": "S3VM Explorer", "page_icon": "◆", "layout": "wid
 #: at the size of Streamlit's h3. And what WCAG 2.1 AA asks of the theme, light or dark
 #: (docs/accessibility.md): captions at 75 % of the text's colour, not 60 % (3.8:1 on the
 #: sidebar, below the 4.5:1 of 1.4.3; 5.9:1 at least now), a slider's value in the text's
-#: colour (the dark theme's red is 3.5:1 on its sidebar), a focus ring on whatever the keyboard
-#: reaches (2.4.7; the text's own colour, which contrasts with its background in either theme),
-#: text kept for screen readers only (``.s3vm-sr-only``: the charts' text alternatives), and
-#: no page wider than the window at 320 px (1.4.10: wide tables and charts scroll in their own
-#: box, long words wrap).
+#: colour (the dark theme's red is 3.5:1 on its sidebar), a button's keyboard shortcut in the
+#: button's own text colour, undimmed (Streamlit's: 3.9:1 on white, the lesson's Page Up), a focus
+#: ring on whatever the keyboard reaches (2.4.7; the text's own colour, which contrasts with
+#: its background in either theme), text kept for screen readers only (``.s3vm-sr-only``: the
+#: charts' text alternatives), and no page wider than the window at 320 px (1.4.10: wide tables
+#: and charts scroll in their own box, long words wrap).
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding: 3.5rem 1.5rem 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.5rem; }
@@ -25,6 +26,7 @@ PAGE_STYLE = """<style>
 [data-testid="stCaptionContainer"] { opacity: 0.75 !important; }
 [data-testid="stSliderThumbValue"], [data-testid="stSliderThumbValue"] * {
   color: inherit !important; }
+button kbd { color: inherit !important; opacity: 1 !important; }
 :focus-visible { outline: 3px solid currentColor !important; outline-offset: 2px !important; }
 label:has(input:focus-visible), [data-baseweb="select"]:has(input:focus-visible),
 [data-baseweb="input"]:has(input:focus-visible),

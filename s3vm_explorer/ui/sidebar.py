@@ -110,3 +110,12 @@ def start_teaching_page(title: str, story: str, shows: str) -> tuple[Data, np.nd
     data, labels = current_data()
     require_two_classes(class_count(data.y_true), shows)
     return data, labels, keys.presets_data_set()
+
+
+def lesson_and_settings(settings: str):
+    """The row under a teaching page's story: its "Lesson" button (``ui.guide.lesson``) beside
+    the expander of its settings, titled ``settings``, and the lesson's box under them. One
+    row, not two: at 1024 x 768 the page's main chart stands whole on the first screen.
+    Returns the button's place, the box's place and the expander."""
+    button, folded = st.columns([1, 4], vertical_alignment="top")
+    return button.container(), st.container(), folded.expander(settings)

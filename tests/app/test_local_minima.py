@@ -18,7 +18,7 @@ def test_the_page_places_each_local_minimum_against_the_global_one(app):
     names = {trace["name"] for trace in spec["data"] if trace.get("type") == "scatter"}
     assert {"cS3VM (continuation)", "DA (deterministic annealing)"} <= names
     assert "Supervised SVM (labeled points only)" not in names  # its gap would flatten the rest
-    (table,) = at.dataframe
+    (table,) = at.table
     assert len(table.value) == 6  # the SVM, five local solvers
     said = shown(at.info[0].value)
     assert said.startswith("On 3 label draws of 30 points: the global optimum errs on")
@@ -38,7 +38,7 @@ def test_no_local_solver_is_below_the_global_minimum():
 def test_a_smoothed_solver_in_the_right_basin_counts_as_finding_it():
     """cS3VM minimizes a smoothed loss, so its own objective stays above the global minimum even
     when its labeling of the unlabeled points is an optimal one: the page counts that labeling
-    (a filled dot), not the surrogate's point."""
+    (a filled mark), not the surrogate's point."""
     rows = lessons.local_minima(Generated("two_moons", 30, 0.05, 0), 1, None, 10.0)
     (continuation,) = [r for r in rows if r["solver"] == "ContinuationS3VM"]
     assert continuation["gap"] > 1e-3 and continuation["found_basin"]

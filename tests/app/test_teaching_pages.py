@@ -189,7 +189,7 @@ def test_compare_page_runs_on_demand_and_offers_a_csv(app):
     assert not at.exception and not at.error
     rows = at.session_state[state.COMPARE_RESULTS]["rows"]
     assert len(rows) == 2 * 3
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     assert len(summary) == 3 and summary["successes"].str.endswith("/ 2").all()
     assert list(summary.columns) == ["solver", "successes", "error (%)", "its SVM (%)", "p",
                                      "verdict"]
@@ -228,7 +228,7 @@ def test_compare_page_says_in_words_what_the_paired_test_supports(app):
             if found:
                 said[found.group(1)] = found.groups()[1:]
     assert set(said) == {"LDS (low density separation)", "QN-S3VM (quasi-Newton)"}
-    table = at.dataframe[0].value.set_index("solver")  # (short names: the table is narrow)
+    table = at.table[0].value.set_index("solver")  # (short names: the table is narrow)
     for name, (below, n, p, verdict, svm) in said.items():
         assert n == "6" and svm.startswith("supervised SVM, ") and "σ = " in svm
         if float(p) >= 0.05:
@@ -300,7 +300,7 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     assert sorted(set(runs)) == ["LDS:default", "LDS:paper", "LapSVM:default", "LapSVM:paper",
                                  "SVMBaseline"]
     assert len(runs) == 5 * 2
-    shown = list(at.dataframe[0].value["solver"])
+    shown = list(at.table[0].value["solver"])
     assert "LDS — as in the paper" in shown and "LDS — the generic default" in shown
 
     # one colour per solver on the whole page: its two presets' boxes, panels and bars
@@ -321,7 +321,7 @@ def test_compare_page_runs_each_solver_as_in_the_paper_and_by_default_side_by_si
     assert len({c for colors in worn.values() for c in colors}) == 3
     # the objective panels' titles: short lines, and the rows close together
     texts = [a["text"] for a in objective["layout"]["annotations"]]
-    assert texts[:2] == ["LDS<br>as in the paper", "LDS<br>the generic default"]
+    assert texts[:2] == ["LDS<br>as in the paper", "LDS<br>the generic<br>default"]
     assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
     assert objective["layout"]["margin"]["t"] >= 2 * 12  # two lines of 12 px above the panels
 

@@ -22,7 +22,7 @@ def test_streamlits_own_stop_ends_the_run_and_the_next_rerun_plays_the_path_so_f
     wait_for(lambda: not solver_processes(server), 15, "the run goes on after Stop")
     screenshot(page, "busy-streamlit-stop")
     # the next rerun (any widget) shows the film of the path so far
-    page.get_by_text("supervised SVM (dashed)").click()
+    page.get_by_text("supervised SVM", exact=True).click()
     page.get_by_text("It was stopped").wait_for(timeout=60_000)
     film_player(page)
     assert page.get_by_role("button", name="Run again").count() == 1

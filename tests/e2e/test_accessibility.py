@@ -1,10 +1,7 @@
 """WCAG 2.1 AA in the browser (issue 44; docs/accessibility.md says what meets it and how it is
-tested): axe-core's A and AA rules on every page, light and dark, after a run and with an
-uploaded file; a whole session by keyboard alone, labelling included; and every page reflowed
-at 320 CSS px and at 200 % zoom of 1400 x 900 without scrolling in two directions.
-
-One server and few page loads: the pages are opened from the sidebar in one session, the
-lessons computed once (on 80 points, to be quick) and shown again in the dark theme.
+tested): a whole session by keyboard alone, labelling included; the film told frame by frame
+and stepped by keyboard; reduced motion and the player at 320 px. axe-core on every page, light
+and dark, and their reflow run in the tour of the pages (test_page_tour.py).
 """
 
 import time
@@ -21,111 +18,15 @@ from browser_helpers import (
     wait_for_metric,
     wait_until_idle,
 )
+from page_checks import N_POINTS, SIDEWAYS
 from playwright.sync_api import expect
 from test_player import FILM  # cS3VM on the two moons: the player's tests' film
-from test_upload_and_classes import GOOD, upload
 
 from s3vm_explorer.ui.navigation import PAGES
 
 pytestmark = pytest.mark.e2e
 
-#: Points of the data set the lessons run on: their label draws take a few seconds, not 30.
-N_POINTS = "80"
-#: Widths in CSS px at which nothing may need scrolling sideways (WCAG 1.4.10): 320 px, and
-#: 1400 x 900 at 200 % zoom (WCAG 1.4.4).
-REFLOW = [(320, 640), (700, 450)]
 KEYS_FRAME = 'iframe[title="s3vm_explorer.ui.keyboard.labelling_keys"]'
-
-#: The widest element of a page wider than the window, if any: the page (the window's own
-#: scroll) or the main area (the app scrolls inside it), and the element that sticks out most.
-SIDEWAYS = """() => {
-    const width = window.innerWidth, main = document.querySelector('[data-testid="stMain"]');
-    const wide = document.documentElement.scrollWidth > width
-        || (main && main.scrollWidth > main.clientWidth + 1);
-    if (!wide) return null;
-    let worst = null;
-    for (const e of document.querySelectorAll('[data-testid="stMain"] *')) {
-        const box = e.getBoundingClientRect();
-        if (box.width && box.right > width + 1 && (!worst || box.right > worst.right)) {
-            let scroller = e.parentElement;  // inside a box of its own that scrolls: allowed
-            while (scroller && scroller !== main
-                   && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowX))
-                scroller = scroller.parentElement;
-            if (scroller === main || !scroller)
-                worst = {right: box.right, what: (e.getAttribute('data-testid') || e.tagName)
-                         + ' ' + (e.textContent || '').slice(0, 60)};
-        }
-    }
-    return {page: document.documentElement.scrollWidth, main: main && main.scrollWidth,
-            window: width, worst};
-}"""
-
-
-def open_from_the_sidebar(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
-
-
-def whole_page_in_view(page):
-    """The window as tall as the page's content (the app scrolls inside its main area): axe
-    measures the contrast of what is on screen."""
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1400, "height": max(900, min(height, 12_000))})
-    page.wait_for_timeout(300)
-
-
-def fewer_points(page) -> None:
-    box = page.get_by_role("textbox", name="n (points)", exact=True)
-    box.fill(N_POINTS)
-    box.press("Enter")
-    wait_for_metric(page, "unlabeled", str(int(N_POINTS) - 2), timeout=30)
-
-
-def test_axe_finds_no_wcag_violation_on_any_page_light_or_dark(server, page):
-    source = axe_source()
-    page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(server)
-    page.get_by_role("heading", name=PAGES[0][1]).wait_for(timeout=60_000)
-    fewer_points(page)
-    found, sideways = [], []
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        for file, title, _ in PAGES:
-            start = time.monotonic()
-            page.set_viewport_size({"width": 1400, "height": 900})
-            open_from_the_sidebar(page, title)
-            if file == "compare" and scheme == "light":
-                page.get_by_role("textbox", name="k (label draws)", exact=True).fill("2")
-                page.get_by_role("button", name="Run the comparison").click()
-            if file == "watch":
-                film_player(page)  # after a run: its film
-            wait_until_idle(page, timeout=240)
-            whole_page_in_view(page)
-            screenshot(page, f"axe-{file}-{scheme}")
-            found += violations(page, source, f"{file} ({scheme})")
-            if scheme == "light":
-                for width, height in REFLOW:
-                    page.set_viewport_size({"width": width, "height": height})
-                    page.wait_for_timeout(500)  # plotly and the player fit the new width
-                    if wide := page.evaluate(SIDEWAYS):
-                        sideways.append((file, width, wide))
-                    screenshot(page, f"reflow-{file}-{width}")
-            print(f"{file} ({scheme}): {time.monotonic() - start:.1f} s")
-    # with an uploaded file, and its chart's data open as a table
-    page.set_viewport_size({"width": 1400, "height": 900})
-    open_from_the_sidebar(page, PAGES[0][1])
-    upload(page, "mine.csv", GOOD)
-    page.get_by_text("In use: mine.csv, 40 points").wait_for(timeout=30_000)
-    page.get_by_text("Show as a table").first.click()
-    page.locator('[data-testid="stTable"]').first.wait_for(timeout=30_000)
-    wait_until_idle(page)
-    whole_page_in_view(page)
-    screenshot(page, "axe-data-uploaded-dark")
-    found += violations(page, source, "data, uploaded, its table open (dark)")
-    problems = ([f"axe-core found WCAG 2.1 A / AA violations:\n{summary(found)}"] * bool(found)
-                + [f"pages that scroll sideways: {sideways}"] * bool(sideways))
-    assert not problems, "\n".join(problems)
 
 
 def active(page) -> dict:
@@ -253,6 +154,24 @@ def test_a_whole_session_by_keyboard_alone(server, page):
     assert rows % int(N_POINTS) == 0 and rows >= 2 * int(N_POINTS), rows
     assert "shown as" in table.locator("thead").inner_text()
     screenshot(page, "keyboard-teaching-page")
+
+    # its guided lesson: opened by its button, the answer shown and the next step by Page Down;
+    # axe finds nothing with the lesson open
+    focused = tab_to(page, lambda f: f["text"].endswith("Lesson"), most=80, backwards=True)
+    assert focused["ring"], focused
+    page.keyboard.press("Enter")
+    step = page.get_by_text("Lesson · step 1 of", exact=False)
+    step.wait_for(timeout=30_000)
+    wait_until_idle(page)
+    page.keyboard.press("PageDown")  # the answer
+    page.get_by_role("button", name="Next step").wait_for(timeout=30_000)
+    wait_until_idle(page)
+    page.keyboard.press("PageDown")  # the next step
+    page.get_by_text("Lesson · step 2 of", exact=False).wait_for(timeout=30_000)
+    wait_until_idle(page)
+    screenshot(page, "keyboard-lesson-step-2")
+    found = violations(page, axe_source(), "LapSVM early stopping, its lesson open")
+    assert not found, summary(found)
 
 
 # -- the film's player (phase 2): the film in words, by keyboard, reduced motion, reflow -------

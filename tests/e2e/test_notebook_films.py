@@ -157,3 +157,30 @@ def test_the_saved_film_plays_alone_offline(offline, tmp_path):
     page.get_by_text("◀ Step", exact=True).click()
     assert page.evaluate("() => film.frame") == last - 1
     screenshot(page, "notebook-film-saved-alone")
+
+
+def test_a_film_made_in_python_plays_offline_in_the_browser(browser, tmp_path):
+    """``engine.notebook.film(...).save(...)``: the page plays with the network off, and says
+    what it is of (issue 36, item 5; issue 34, item 7)."""
+    from s3vm_core import ContinuationS3VM
+    from s3vm_explorer.engine.notebook import film
+    from toy_data import pick_labeled, two_moons
+
+    X, y = two_moons(80, noise=0.1, random_state=0)
+    path = film(ContinuationS3VM(sigma=0.3), X, pick_labeled(y, 1, random_state=0),
+                y_true=y).save(tmp_path / "film.html")
+    page = browser.new_page()
+    try:
+        page.context.set_offline(True)
+        page.goto(path.as_uri())
+        page.wait_for_function("() => window.film && document.getElementById('plot')"
+                               "._fullLayout && document.getElementById('title').textContent",
+                               timeout=60_000)
+        assert page.title().startswith("cS3VM (continuation) on n = 80")
+        assert "Chapelle, Chi & Zien" in page.locator("#context").inner_text()
+        before = page.evaluate("() => film.frame")
+        page.get_by_text("◀ Step", exact=True).click()
+        assert page.evaluate("() => film.frame") == before - 1  # it plays: a step back
+    finally:
+        page.context.set_offline(False)
+        page.close()

@@ -217,7 +217,7 @@ def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
         assert sizes["clipped"] == []
         assert sizes["player_bottom"] <= height, (sizes, path)
         # the toggles above the film say their whole names ("pres…" at 1024 px before)
-        for label in ("presentation", "supervised SVM (dashed)"):
+        for label in ("presentation", "supervised SVM"):
             cut = page.get_by_text(label, exact=True).evaluate(
                 """el => { for (let at = el; at && at.tagName !== 'LABEL';
                                 at = at.parentElement)
@@ -229,6 +229,37 @@ def test_presentation_mode_fills_a_projector_with_the_boundary(server, page):
     page.get_by_role("button", name="Run").wait_for(timeout=20_000)
     assert page.get_by_test_id("stSidebar").is_visible()
     screenshot(page, "class-form-1920x1080")
+
+
+#: Where each of the numbers under the film stands in the player's frame: left, top, width
+#: and height of each cell.
+NUMBER_PLACES = """() => [...document.querySelectorAll('#numbers .cell')].map(cell => {
+    const box = cell.getBoundingClientRect();
+    return [box.left, box.top, box.width, box.height]; })"""
+
+
+def test_the_numbers_under_the_film_keep_their_places_on_every_frame_and_with_save_open(
+        server, page):
+    """Issue 42, item 2: the numbers changed columns from frame to frame (a wider value moved
+    the next one over, or to another row), and with the Save menu open they went below the
+    first screen. DA's film: its last frame's step and note are the longest."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    player = watch(page, server, solver="DeterministicAnnealingS3VM", params={})
+    frames = player.evaluate("() => args.states.length")
+    places = set()
+    for k in range(frames):
+        player.evaluate("""(k) => { const scrub = document.getElementById('scrub');
+            scrub.value = k; scrub.dispatchEvent(new Event('input')); }""", k)
+        places.add(json.dumps(player.evaluate(NUMBER_PLACES)))
+    assert len(places) == 1, places  # one place for each number, whatever the frame
+    (shown,) = [json.loads(p) for p in places]
+    assert len({top for _, top, _, _ in shown}) == 1  # one row at 1024 px
+    player.locator("#exports").click()
+    player.locator("#png").wait_for()
+    assert player.evaluate(NUMBER_PLACES) == shown  # the Save row opens under them
+    bottom = page.locator(PLAYER).bounding_box()["y"] + max(t + h for _, t, _, h in shown)
+    path = screenshot(page, "class-numbers-save-open")
+    assert bottom <= 768, (bottom, path)  # and they stay on the first screen
 
 
 def test_the_film_follows_the_pages_dark_theme(server, page):

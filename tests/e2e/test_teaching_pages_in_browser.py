@@ -1,5 +1,5 @@
 """The teaching pages in a real browser: what only a browser shows (every page opening without an
-error, at three screen sizes, is tests/e2e/test_every_page_at_three_sizes.py)."""
+error, at three screen sizes, light and dark, is tests/e2e/test_page_tour.py)."""
 
 import pytest
 from browser_helpers import screenshot, wait_until_idle

@@ -81,16 +81,24 @@ def test_iterated_laplacian_is_the_power_without_forming_it(X):
                                atol=1e-12)
 
 
-def test_an_rbf_kernel_gives_the_same_neighbours_as_the_search(X):
-    """The largest kernel values of a row are its nearest points: the graph read off an RBF
-    kernel matrix is the searched one; a kernel that has underflowed to 0 is not used."""
-    from s3vm_core.kernels import rbf_kernel
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_the_kernels_distances_give_the_neighbours_of_the_search(X, kernel, monkeypatch):
+    """The neighbours read off the distances a kernel matrix is computed from, in blocks of
+    rows or at once, make the searched graph; the kernel is kernel_matrix's. An RBF kernel
+    that underflows to 0 everywhere still has its distances."""
+    from s3vm_core import kernels
+    from s3vm_core.kernels import kernel_and_neighbors, kernel_matrix
 
     searched = knn_adjacency(X, n_neighbors=5)
-    read = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1.0))
-    assert (read != searched).nnz == 0
-    flat = knn_adjacency(X, n_neighbors=5, similarities=rbf_kernel(X, X, 1e-3))
-    assert (flat != searched).nnz == 0
+    for block_bytes in (kernels.KERNEL_BLOCK_BYTES, 8 * 60 * 7):  # at once; 7 rows a block
+        monkeypatch.setattr(kernels, "KERNEL_BLOCK_BYTES", block_bytes)
+        for sigma in (1.0, 1e-3):
+            K, neighbors = kernel_and_neighbors(X, kernel, sigma, n_neighbors=5)
+            assert (knn_adjacency(X, n_neighbors=5, neighbors=neighbors) != searched).nnz == 0
+            np.testing.assert_allclose(K, kernel_matrix(X, X, kernel, sigma), rtol=1e-12,
+                                       atol=1e-12)
+    with pytest.raises(ValueError, match="n_neighbors=5 indices for each of the 60 points"):
+        knn_adjacency(X, n_neighbors=5, neighbors=neighbors[:, :4])
 
 
 def test_bad_graph_parameters_are_explained(X):
@@ -98,3 +106,24 @@ def test_bad_graph_parameters_are_explained(X):
         knn_adjacency(X, n_neighbors=60)
     with pytest.raises(ValueError, match="degree p must be a whole number >= 1"):
         graph_laplacian(knn_adjacency(X, 3), p=0)
+
+
+def test_the_nearest_points_of_many_are_those_of_the_search(monkeypatch):
+    """With more points than the neighbours' groups of 64 columns hold, the k smallest
+    distances of each row are picked among the k groups with the smallest minima: the same
+    neighbours as the search (their distances, where points tie), coincident points
+    included."""
+    from s3vm_core import kernels
+    from s3vm_core.kernels import kernel_and_neighbors, squared_distances
+
+    X = np.random.default_rng(5).normal(size=(700, 3))
+    X[650:] = X[:50]  # 50 points twice: their nearest neighbour is at distance 0
+    D2 = squared_distances(X, X)
+    np.fill_diagonal(D2, np.inf)
+    expected = np.sort(D2, axis=1)[:, :7]
+    for block_bytes in (kernels.KERNEL_BLOCK_BYTES, 8 * 700 * 9):
+        monkeypatch.setattr(kernels, "KERNEL_BLOCK_BYTES", block_bytes)
+        _, neighbors = kernel_and_neighbors(X, "rbf", 1.0, n_neighbors=7)
+        found = np.sort(np.take_along_axis(D2, neighbors, axis=1), axis=1)
+        np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)  # round-off ties
+        assert np.all(neighbors != np.arange(700)[:, None])

@@ -249,3 +249,26 @@ def test_landmark_paths_need_the_knn_graph(moons):
     X, _ = moons
     with pytest.raises(ValueError, match="need the k-NN graph: set n_neighbors"):
         rho_path_distances_from(X, 1.0, [0, 1], n_neighbors=None)
+
+
+@pytest.mark.parametrize("rho", [0.5, 4.0, 32.0])
+def test_full_graph_paths_are_floyd_warshalls_without_the_beaten_edges(rho):
+    """On the full graph the paths run on the edges no two-edge path beats: the lengths of
+    Floyd-Warshall on every edge (coincident points at 0), from a fraction of the edges."""
+    from scipy.sparse.csgraph import csgraph_from_dense
+
+    from s3vm_core.graph import _nearest_others, _without_shortcut_edges
+    from s3vm_core.kernels import distances
+
+    X, _ = make_moons(300, noise=0.1, random_state=1)
+    X[290:] = X[:10]  # ten points twice
+    d = distances(X, X)
+    np.fill_diagonal(d, 0.0)
+    weights = np.expm1(rho * d)
+    every_edge = csgraph_from_dense(weights, null_value=np.inf)  # length 0 is an edge
+    expected = np.log1p(shortest_path(every_edge, method="FW", directed=False)) / rho
+    paths = rho_path_distances(X, rho)
+    np.testing.assert_allclose(paths, expected, rtol=1e-12, atol=1e-15)
+    assert np.all(paths[np.arange(10), np.arange(290, 300)] < 1e-7)  # distances round-off
+    kept = _without_shortcut_edges(weights, _nearest_others(d, 32))
+    assert kept.nnz < 0.2 * 300 * 299

@@ -33,12 +33,25 @@ def test_float32_storage_rounds_each_value_once(X, kernel):
     np.testing.assert_allclose(stored, exact, rtol=2**-24)
 
 
-def test_float32_product_is_float64_to_seven_digits(X):
+def test_float32_product_is_the_float64_product_of_the_stored_values(X):
+    """A float32 K is multiplied and summed in float64: the product is that of the float64
+    matrix of its values, to float64's round-off, even where the terms cancel (a vector
+    along K's smallest eigenvectors, whose product float32 sums lose entirely)."""
     K = kernel_matrix(X, X, "rbf", sigma=2.0)
-    v = np.random.default_rng(1).normal(size=300)
-    product = symmetric_product(K.astype(np.float32), v)
-    assert product.dtype == np.float64
-    np.testing.assert_allclose(product, K @ v, rtol=0, atol=1e-6 * np.abs(K @ v).max())
+    stored = K.astype(np.float32)
+    values = stored.astype(np.float64)
+    rng = np.random.default_rng(1)
+    eigenvalues, eigenvectors = np.linalg.eigh(values)
+    small = eigenvectors[:, :20] @ rng.normal(size=20)  # |K v| ~ 1e-6 |K| |v|
+    for v in (rng.normal(size=300), 1e4 * small):
+        product = symmetric_product(stored, v)
+        assert product.dtype == np.float64
+        exact = values @ v
+        scale = np.abs(values) @ np.abs(v)  # the size of the terms
+        np.testing.assert_allclose(product, exact, rtol=0, atol=1e-13 * scale.max())
+        np.testing.assert_allclose(symmetric_product(stored.T.copy(order="F"), v), product,
+                                   rtol=0, atol=1e-13 * scale.max())
+    v = rng.normal(size=300)
     np.testing.assert_allclose(symmetric_product(K, v), K @ v, rtol=1e-12)
 
 

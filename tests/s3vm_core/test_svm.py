@@ -1,5 +1,8 @@
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from s3vm_core import SolverState, SVMBaseline, decision_on_grid
@@ -83,3 +86,50 @@ def test_every_thins_iterations_but_keeps_the_ends(moons):
     assert [s.event for s in states] == ["init", "final"]
     with pytest.raises(ValueError, match="every"):
         SVMBaseline().trace(X, labels, every=0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("capped", [False, True])
+def test_libsvm_on_a_precomputed_kernel_is_svcs_fit_to_the_bit(weighted, capped, monkeypatch):
+    """fit_libsvm calls LIBSVM on a dense precomputed kernel without SVC.fit's checks and
+    with a kernel cache of PRECOMPUTED_CACHE_MB: the support, coefficients, intercept and
+    status of SVC.fit to the bit (weighted or not, stopped at the cap or not), for labels
+    of any two values, and NumPy's global stream drawn from as SVC draws from it. A cache
+    of two columns (every other column read again from K) changes nothing."""
+    from sklearn.svm import SVC
+
+    from s3vm_core.kernels import rbf_kernel
+    from s3vm_core.solvers import svm as svm_module
+
+    if capped:  # a cap of 30 LIBSVM iterations stops these fits
+        monkeypatch.setattr(svm_module, "_LIBSVM_MIN_ITER", 30)
+        monkeypatch.setattr(svm_module, "LIBSVM_ITER_PER_POINT", 0)
+    monkeypatch.setattr(svm_module, "PRECOMPUTED_CACHE_MB", 1e-6)  # LIBSVM keeps 2 columns
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 2))
+    K = rbf_kernel(X, X, 0.5)
+    labels = np.where(X[:, 0] + 0.5 * rng.normal(size=150) > 0, 3.0, -7.0)
+    weights = rng.uniform(0.1, 100.0, size=150) if weighted else None
+    # NumPy's legacy global generator is the one SVC draws its seed from
+    np.random.seed(1)  # noqa: NPY002
+    fit, converged = svm_module.fit_libsvm(K, labels, C=10.0, sample_weight=weights)
+    after_fit = np.random.random()  # noqa: NPY002
+    assert isinstance(fit, svm_module.PrecomputedFit)
+    np.random.seed(1)  # noqa: NPY002
+    reference = SVC(C=10.0, kernel="precomputed", max_iter=30 if capped else 15_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reference.fit(K, labels, sample_weight=weights)
+    assert np.random.random() == after_fit  # noqa: NPY002
+    assert converged == (not capped) == (reference.fit_status_ == 0)
+    np.testing.assert_array_equal(fit.support_, reference.support_)
+    np.testing.assert_array_equal(fit.dual_coef_, reference.dual_coef_)
+    np.testing.assert_array_equal(fit.intercept_, reference.intercept_)
+
+
+def test_libsvm_without_a_finite_solution_is_explained():
+    from s3vm_core.solvers.svm import fit_libsvm
+
+    K = np.full((4, 4), 1e308)
+    with pytest.raises(ValueError, match="LIBSVM found no finite solution"):
+        fit_libsvm(K, np.array([1.0, -1.0, 1.0, -1.0]), C=1e300)

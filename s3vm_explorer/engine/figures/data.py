@@ -33,6 +33,10 @@ def _empty_places(X2: np.ndarray, grid_x, grid_y) -> np.ndarray:
     return nodes[distance > 1.0]
 
 
+#: Height (px) of the Data page's chart to label.
+LABELING_HEIGHT = 400
+
+
 def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
                     empty_space: tuple | None = None, n_classes: int = 2) -> go.Figure:
     """The clickable scatter of the Data page: the points' trace, ``customdata`` = point index.
@@ -50,8 +54,11 @@ def labeling_figure(X2: np.ndarray, labels: np.ndarray, title: str = "",
             showlegend=False,
             marker={"size": 6, "opacity": 0, "color": "black"}, hoverinfo="none",
             selected=invisible, unselected=invisible))
+    # 400 px: whole on the Data page's first screen at 1024 x 768 (as wide as two moons at
+    # equal scales there); room above for a title only when there is one
     fig.update_layout(
-        title=title, height=520, margin={"l": 10, "r": 10, "t": 40, "b": 10}, uirevision="labels",
+        title=title, height=LABELING_HEIGHT, margin={"l": 10, "r": 10, "t": 40 if title else 10,
+                                                     "b": 10}, uirevision="labels",
     )
     fig.update_xaxes(showgrid=False, zeroline=False)
     fig.update_yaxes(showgrid=False, zeroline=False)
@@ -101,7 +108,8 @@ def boundary_multiples_figure(panels, X2: np.ndarray, labels: np.ndarray, displa
         fig.update_xaxes(**hidden, row=row, col=col)
         fig.update_yaxes(**hidden, constraintoward="top", row=row, col=col,
                          scaleanchor=f"x{'' if k == 0 else k + 1}", scaleratio=1)
-    fig.update_layout(height=_multiples_row_height(X2, display_grid) * n_rows + 40,
+    panel_width = 2 * PANEL_WIDTH / n_cols  # (the width of two panels a row, shared)
+    fig.update_layout(height=_multiples_row_height(X2, display_grid, panel_width) * n_rows + 40,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False)
     return fig
 
@@ -115,11 +123,11 @@ def _aspect(X2: np.ndarray, display_grid=None) -> float:
     return width / height if height > 0 else 1.0
 
 
-def _multiples_row_height(X2: np.ndarray, display_grid) -> int:
+def _multiples_row_height(X2: np.ndarray, display_grid, panel_width: float = PANEL_WIDTH) -> int:
     """A row of small multiples: its title and a picture of the data's aspect ratio at
-    ``PANEL_WIDTH``, between 150 and ``PANEL_WIDTH`` px tall."""
+    ``panel_width``, between 120 and ``panel_width`` px tall."""
     aspect = _aspect(X2, display_grid)
-    return 30 + int(np.clip(PANEL_WIDTH / max(aspect, 1e-9), 150, PANEL_WIDTH))
+    return 30 + int(np.clip(panel_width / max(aspect, 1e-9), 120, panel_width))
 
 
 def soft_labels_figure(X2: np.ndarray, labels: np.ndarray, p: np.ndarray,

@@ -10,9 +10,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from s3vm_explorer.engine.figures.palette import CLASS_COLORS
+from s3vm_explorer.engine.figures.theme import TEXT_SIZE
 
 #: Text size of the figure (px): readable at 1024 x 768 and on a projector.
-FONT = 13
+FONT = TEXT_SIZE
 #: Pixel heights: the data sets' row, one solver's line of the verdicts' row, what the panel
 #: titles take above, and what the x axis and the legend take below (at 1024 x 768 the chart
 #: stands on the first screen under the page's story and lesson).

@@ -43,6 +43,28 @@ def point_scale(n_classes: int = 2) -> list:
             for edge in (edges[i], edges[i + 1])]
 
 
+#: The solvers' colours and markers: one per solver of ``engine.registry.SOLVERS``, in its
+#: order, so that a solver wears the same colour and marker in every chart of a page whichever
+#: solvers ran: SVMBaseline, ∇TSVM, LDS, graph-kernel SVM, label-switching TSVM, cS3VM,
+#: QN-S3VM, DA, LapSVM, branch and bound, LapRLSC, S4VM. Chosen so that any two differ by at
+#: least 20 in CIEDE2000 and by 10 as seen with deuteranopia or protanopia (Machado et al.
+#: 2009), and stand at 3:1 or more against the page (white here; ``SOLVER_PALETTE_DARK`` on a
+#: dark page): tests/s3vm_explorer/engine/test_solver_colours.py. The supervised baseline is
+#: black (light grey on a dark page). No solver is grey: the grey open circle is each
+#: solver's own SVM (``BASELINE_COLOR``).
+SOLVER_PALETTE = ("#000000", "#0088FF", "#11AA66", "#995500", "#662255", "#880000", "#5533FF",
+                  "#EE0088", "#008888", "#115533", "#FF5544", "#AA88BB")
+#: ``SOLVER_PALETTE`` on a dark page (``theme.for_dark_page`` swaps each colour for the one
+#: here), each of about its light colour's hue, with the same distances.
+SOLVER_PALETTE_DARK = ("#E8E8E8", "#5588FF", "#77FFAA", "#EEEE00", "#CC0077", "#BB2200",
+                       "#7722FF", "#FF7777", "#0099AA", "#227744", "#AA8800", "#FFAAFF")
+#: Each solver's marker, in ``SOLVER_PALETTE``'s order: shapes tell the solvers apart without
+#: colour (a grey-scale print, a colour-blind eye). Each has an open variant ("square-open"),
+#: which the charts use for a draw that failed or missed the global minimum's basin.
+SOLVER_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "star", "x",
+                  "hexagon", "pentagon", "cross", "hourglass", "star-diamond")
+
+
 #: Weight of a class's colour over white in its region of a one-vs-rest figure.
 REGION_WEIGHT = 0.35
 

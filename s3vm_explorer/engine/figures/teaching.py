@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from s3vm_explorer.engine.figures.theme import HEADING_SIZE
 from s3vm_explorer.engine.figures.traces import log_axis
 
 TEACHING_HEIGHT = 420
@@ -52,7 +53,6 @@ def landscape_figure(ts: np.ndarray, curves, gamma0: float, gamma_end: float) ->
     fig.update_layout(
         height=TEACHING_HEIGHT, margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title=f"L_γ along the slice (γ0 = {gamma0:.3g}, γ_end = {gamma_end:.3g})",
-        legend={"font": {"size": 11}},
     )
     fig.update_xaxes(title_text="t (position along the slice)", zeroline=True,
                      zerolinecolor="#cccccc", showgrid=False)
@@ -164,6 +164,15 @@ CRITERION_COLORS = {
 }
 
 
+#: Each criterion's line pattern: its colour is not the only cue (a grey-scale print, a
+#: colour-blind eye); the two panels' curves differ by pattern within each panel.
+CRITERION_DASHES = {
+    "grad_norm": "solid", "grad_norm_preconditioned": "dash", "mixed_product": "dashdot",
+    "objective": "longdash", "objective_normalized": "longdashdot",
+    "stability": "solid", "validation": "dashdot", "mixed": "longdash",
+}
+
+
 CRITERION_TITLES = {
     "grad_norm": "‖∇‖", "grad_norm_preconditioned": "‖∇̂‖ (preconditioned)",
     "mixed_product": "√(∇̂ᵀ∇) (mixed product)", "objective": "relative objective decrease",
@@ -194,12 +203,14 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
     for name, values in classical.items():
         fig.add_trace(go.Scatter(x=iterations, y=np.maximum(np.asarray(values, float), 1e-16),
                                  mode="lines", name=CRITERION_TITLES.get(name, name),
-                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555"),
+                                       "dash": CRITERION_DASHES.get(name, "solid")}),
                       row=1, col=1)
     for name, values in checks.items():
         fig.add_trace(go.Scatter(x=iterations, y=values, mode="lines",
                                  name=CRITERION_TITLES.get(name, name),
-                                 line={"color": CRITERION_COLORS.get(name, "#555555")}),
+                                 line={"color": CRITERION_COLORS.get(name, "#555555"),
+                                       "dash": CRITERION_DASHES.get(name, "solid")}),
                       row=1, col=2)
     if unlabeled_error is not None:
         fig.add_trace(go.Scatter(x=iterations, y=unlabeled_error, mode="lines",
@@ -229,10 +240,13 @@ def stopping_figure(iterations, classical: dict, checks: dict, stops: dict,
         end = min(iterations[-1], max(1.25 * end, end + 10))
         fig.update_xaxes(range=[iterations[0], end], row=1, col=2)
     fig.update_xaxes(title_text="PCG iteration", showgrid=False)
-    fig.update_annotations(font={"size": 13})
-    fig.update_layout(height=TEACHING_HEIGHT + 50,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      legend={"orientation": "h", "y": -0.2})
+    fig.update_annotations(font={"size": HEADING_SIZE})
+    # (the legend at the figure's foot, as on the Local minima chart: clear of the axis titles
+    # when the window is resized)
+    fig.update_layout(height=TEACHING_HEIGHT + 100,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 110},
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container",
+                              "yanchor": "bottom"})
     return fig
 
 

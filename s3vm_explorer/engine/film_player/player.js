@@ -193,6 +193,7 @@ function showNumbers(k) {
 
 function makeNumbers() {
   const box = byId("numbers");
+  box.style.setProperty("--cells", String(args.numbers.length));
   box.replaceChildren(...args.numbers.map((number) => {
     const cell = document.createElement("div");
     cell.className = "cell";
@@ -205,6 +206,29 @@ function makeNumbers() {
     }
     return cell;
   }));
+}
+
+// Each value and note as tall as its tallest on any frame at the numbers' present width: a
+// value wrapping onto a second line on one frame pushed everything below it down.
+const MEASURED = 6;  // the longest texts of a number measured (its longest is its tallest)
+
+function reserveNumbers() {
+  const longest = (texts) => [...new Set(texts)].sort((a, b) => b.length - a.length)
+    .slice(0, MEASURED);
+  const cells = byId("numbers").children;
+  args.numbers.forEach((number, i) => {
+    for (const [part, texts] of [["value", number.values], ["note", number.notes || [""]]]) {
+      const element = cells[i].querySelector(`.${part}`);
+      element.style.minHeight = "";
+      let tallest = 0;
+      for (const text of longest(texts)) {
+        element.textContent = text;
+        tallest = Math.max(tallest, element.offsetHeight);
+      }
+      element.style.minHeight = `${tallest}px`;
+    }
+  });
+  showNumbers(film.frame);
 }
 
 function canvasFor(canvas) {
@@ -501,8 +525,9 @@ function fittedHeight(width) {
     }
   }
   if (stacked(width)) return stackedHeight(width, screenHeight);
+  // (the Save row, under the numbers, is left out: opening it moves nothing above it)
   const chrome = byId("title").offsetHeight + byId("controls").offsetHeight +
-    byId("export").offsetHeight + byId("motion").offsetHeight + byId("numbers").offsetHeight + 8;
+    byId("motion").offsetHeight + byId("numbers").offsetHeight + 8;
   const highest = Math.max(SMALLEST, screenHeight - Math.min(above, ABOVE_MOST) - chrome);
   return Math.round(Math.min(Math.max(wantedHeight(width), SMALLEST), highest));
 }
@@ -519,6 +544,7 @@ function sendHeight() {
 
 function refit() {
   if (!plot._fullLayout || !args) return;
+  reserveNumbers();  // (their columns' width changed)
   const width = stageWidth();
   const height = fittedHeight(width);
   const layout = plot._fullLayout;
@@ -952,6 +978,7 @@ async function offerPage() {
   link.title = "One HTML file with plotly.js inside: it plays this film with the same " +
     "controls in any browser, without the app or a network.";
   link.hidden = false;
+  if (!byId("export").hidden) showSaveRow();  // (the row grew by this link)
 }
 
 function forgetSaves() {
@@ -978,9 +1005,27 @@ byId("exports").addEventListener("click", () => {
     describeSaves();
     if (saving.gif) byId("gif-save").hidden = false;
     offerPage().catch(console.error);
+    showSaveRow();
   }
-  refit();
 });
+
+// The Save row opens under the numbers, which stay where they are; the page scrolls to the
+// row once the page has made the player's frame taller for it (sendHeight), or at once when
+// it is tall enough already.
+function showSaveRow() {
+  const scroll = () => byId("export").scrollIntoView({ block: "nearest" });
+  if (standalone || document.body.scrollHeight <= window.innerHeight) {
+    scroll();
+    return;
+  }
+  const grown = () => {
+    clearTimeout(late);
+    window.removeEventListener("resize", grown);
+    scroll();
+  };
+  const late = setTimeout(grown, 500);
+  window.addEventListener("resize", grown);
+}
 byId("png").addEventListener("click", () => savePNG().catch(console.error));
 byId("gif").addEventListener("click", async () => {
   const button = byId("gif");
@@ -1029,7 +1074,7 @@ async function render(next) {
     scrub.max = String(lastFrame());
     film.frame = Math.min(next.frame, lastFrame());
     makeNumbers();
-    showNumbers(film.frame);
+    reserveNumbers();
     holdFrames();
     byId("stage").setAttribute("aria-label", next.label || "the solver's film");
     const figure = JSON.parse(next.figure);

@@ -88,6 +88,27 @@ def test_the_page_says_what_was_scaled_and_why():
     assert "for 200 points" in text and "1/n" in text
 
 
+def test_the_width_of_cs3vm_narrows_with_n_as_a_parzen_windows():
+    # chosen on two moons' 200 points: σ follows n^(-1/(d + 4)) with d = 2, as the Parzen
+    # window whose density the unlabeled loss measures (LDS paper §2.1.1)
+    assert presets.width_power(2) == pytest.approx(-1 / 6)
+    assert presets.scaled("two_moons", "ContinuationS3VM", 200) == {}
+    assert presets.scaled("two_moons", "ContinuationS3VM", 500) == {"sigma": (0.25, 0.215)}
+    assert presets.scaled("two_moons", "ContinuationS3VM", 1000) == {"sigma": (0.25, 0.191)}
+    assert presets.preset_params("two_moons", "ContinuationS3VM", presets.PAPER, 2000) == {
+        "sigma": 0.17}
+    sigma = next(p for p in SOLVERS["ContinuationS3VM"].params if p.name == "sigma")
+    assert sigma.check(0.17) == 0.17  # the form holds it
+    # a fixed-size data set has no other n; QN-S3VM, with the paper's short α sequence, and
+    # the other S3VMs keep their width
+    assert presets.scaled("digits_3_8", "ContinuationS3VM", 2000) == {}
+    assert presets.scaled("two_moons", "QNS3VM", 2000) == {}
+    assert presets.scaled("two_moons", "GradientTSVM", 2000) == {}
+    text = presets.scaled_caption("two_moons", "ContinuationS3VM", 1000)
+    assert text.startswith("Scaled to n = 1,000: σ (RBF width) 0.25 → 0.191.")
+    assert "Parzen window" in text and "graph" not in text
+
+
 @pytest.mark.slow
 def test_lapsvm_as_in_the_paper_separates_the_moons_at_2000_points():
     # issue 29: with the 6 neighbours chosen at n = 200, 30.6 % of the unlabeled points were
@@ -106,3 +127,56 @@ def test_lapsvm_as_in_the_paper_separates_the_moons_at_2000_points():
 
     assert error(2000) <= 0.02
     assert error(200) > 0.10  # the preset as chosen at n = 200 does not
+
+
+@pytest.mark.slow
+def test_cs3vm_as_in_the_paper_separates_the_moons_at_1000_points_on_most_draws():
+    # issue 42: with σ = 0.25 chosen at n = 200, 5 of 40 one-label draws at n = 1,000 ended
+    # in a boundary through both moons (about 70 % wrong); the narrower width of n = 1,000
+    # (0.191) leaves the moons' tips to fewer of them.
+    from s3vm_explorer.engine.registry import make_estimator
+    from toy_data import make_dataset, pick_labeled
+
+    X, y = make_dataset("two_moons", n_samples=1000, random_state=0)
+    draws = [pick_labeled(y, 1, random_state=draw) for draw in range(40)]
+
+    def errors(n_points):
+        params = preset_values("two_moons", "ContinuationS3VM", presets.PAPER, n_points)
+        out = []
+        for labels in draws:
+            unlabeled = labels == -1
+            model = make_estimator("ContinuationS3VM", params).fit(X, labels)
+            out.append(np.mean(model.transduction_[unlabeled] != y[unlabeled]))
+        return np.array(out)
+
+    scaled, unscaled = errors(1000), errors(200)
+    assert np.sum(scaled <= 0.01) >= 37 and scaled.mean() < 0.05
+    assert np.sum(unscaled <= 0.01) < np.sum(scaled <= 0.01)
+
+
+@pytest.mark.slow
+def test_qn_s3vm_cuts_off_a_moons_end_with_the_papers_short_alpha_sequence_only():
+    # issue 42: why QN-S3VM's preset misses its lesson on two moons at every n. With the
+    # paper's "short sequence of annealing steps" α = 0.01, 0.1, 1 (§4.1.3) the unlabeled term
+    # comes in steps of ten and a moon's end is cut off (13-31 % wrong) in a quarter to a
+    # half of the draws; the same preset along ten α from 0.001 to 1 (Algorithm 1 takes any
+    # increasing sequence) cuts none (the draws it still loses are the moons' tips, about
+    # 50-75 % wrong).
+    from s3vm_core.solvers.qn import QNS3VM
+    from toy_data import make_dataset, pick_labeled
+
+    X, y = make_dataset("two_moons", n_samples=1000, random_state=0)
+    params = presets.preset_params("two_moons", "QNS3VM", presets.PAPER, 1000)
+
+    def cut_ends(alphas):
+        count = 0
+        for draw in range(20):
+            labels = pick_labeled(y, 1, random_state=draw)
+            unlabeled = labels == -1
+            model = QNS3VM(**params, alphas=alphas).fit(X, labels)
+            error = np.mean(model.transduction_[unlabeled] != y[unlabeled])
+            count += 0.05 < error < 0.4
+        return count
+
+    assert cut_ends((0.01, 0.1, 1.0)) >= 4
+    assert cut_ends(tuple(np.geomspace(1e-3, 1.0, 10))) == 0

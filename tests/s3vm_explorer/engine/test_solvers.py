@@ -5,6 +5,7 @@ import numpy as np
 from s3vm_explorer.engine.registry import (
     GRAPH_NEIGHBORS,
     MDS_COMPONENTS,
+    S4VM_SEARCHES,
     SCALABLE_ABOVE,
     SOLVERS,
     make_estimator,
@@ -56,3 +57,10 @@ def test_the_solvers_said_to_take_the_balance_from_the_labels_are_the_librarys()
     for name, spec in SOLVERS.items():
         model = spec.estimator().fit(X, labels)
         assert (model._balance_from_labels() is not None) == spec.balance_from_labels, name
+
+
+def test_s4vm_above_the_size_runs_fewer_searches_and_the_page_says_how_many():
+    params, note = run_form("S4VM", ABOVE, {"sample_time": 100, "C1": 100.0})
+    assert params == {"sample_time": S4VM_SEARCHES, "C1": 100.0}
+    assert f"{S4VM_SEARCHES} of the paper's 100 local searches" in note
+    assert run_form("S4VM", SCALABLE_ABOVE, {"sample_time": 100}) == ({"sample_time": 100}, None)

@@ -13,7 +13,7 @@ from s3vm_explorer.engine.figures.compare import (
     compare_time_figure,
 )
 from s3vm_explorer.engine.figures.data import boundary_multiples_figure, soft_labels_figure
-from s3vm_explorer.engine.figures.palette import CLASS_SYMBOLS
+from s3vm_explorer.engine.figures.palette import CLASS_SYMBOLS, SOLVER_SYMBOLS
 from s3vm_explorer.engine.figures.teaching import (
     annealing_curves_figure,
     effective_loss_figure,
@@ -260,7 +260,7 @@ def test_compare_errors_put_each_draw_beside_the_solver_s_own_svm_on_that_draw()
     assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
     assert fig.layout.font.size >= 13
     legend = [t.name for t in fig.data if t.showlegend is not False]
-    assert legend == ["solver, one dot a draw", "its own supervised SVM on the same draw"]
+    assert legend == ["solver, one mark a draw", "its own supervised SVM on the same draw"]
 
 
 def test_compare_objective_small_multiples_skip_the_baseline_and_mark_successes():
@@ -274,11 +274,12 @@ def test_compare_objective_panel_titles_fit_their_panels():
               "QNS3VM": "QN-S3VM (quasi-Newton)"}
     fig = compare_objective_figure(_rows(), titles)
     texts = [a.text for a in fig.layout.annotations]
-    assert texts == ["LapSVM in the primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
-    assert all(len(line) <= 20 for text in texts for line in text.split("<br>"))
+    assert texts == ["LapSVM in the<br>primal<br>(Newton / PCG)", "QN-S3VM<br>(quasi-Newton)"]
+    assert all(len(line) <= 18 for text in texts for line in text.split("<br>"))
     assert fig.layout.margin.t >= 2 * fig.layout.annotations[0].font.size  # two lines fit
     lap = fig.data[0]
-    assert list(lap.marker.symbol) == ["circle", "circle-open", "circle-open"]
+    lap_symbol = SOLVER_SYMBOLS[list(SOLVERS).index("LapSVM")]  # its own shape, open on failure
+    assert list(lap.marker.symbol) == [lap_symbol, f"{lap_symbol}-open", f"{lap_symbol}-open"]
     assert list(lap.x) == [1.0, 1.1, 1.2]
 
 
@@ -332,13 +333,14 @@ def test_a_solver_wears_one_colour_on_every_compare_chart_whichever_ran():
     assert alone == {"LapSVM": by_solver["LapSVM"]}
 
 
-def test_compare_defaults_are_diamonds_and_hatched_bars():
+def test_compare_defaults_are_open_shapes_and_hatched_bars():
     from s3vm_explorer.engine.comparison import summarize
 
     rows = _both_rows()
     dots = {t.name: t for t in compare_errors_figure(rows).data}
-    assert dots["LDS:default"].marker.symbol == "diamond"
-    assert dots["LDS:paper"].marker.symbol == "circle"
+    lds = SOLVER_SYMBOLS[list(SOLVERS).index("LDS")]
+    assert dots["LDS:default"].marker.symbol == f"{lds}-open"
+    assert dots["LDS:paper"].marker.symbol == lds
     (bars,) = compare_time_figure(summarize(rows)).data
     hatched = dict(zip(bars.y, bars.marker.pattern.shape, strict=True))
     assert hatched["LDS:default"] == "/" and hatched["LDS:paper"] == ""
@@ -373,7 +375,7 @@ def test_compare_objective_rows_of_panels_sit_close_and_titles_fit_their_panels(
     longest = max(len(line) for a in layout.annotations for line in a.text.split("<br>"))
     assert longest * 0.5 * font <= min(slots)
     texts = [a.text for a in layout.annotations]
-    assert "LDS<br>the generic default" in texts
+    assert "LDS<br>the generic<br>default" in texts
     assert "TSVM with label<br>switching<br>as in the paper" in texts
 
 
