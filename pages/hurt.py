@@ -61,7 +61,7 @@ bar = st.progress(0.0, text="Starting…")
 results = computed(
     lessons.unlabeled_hurt, n_points, draws, per_class, seed,
     what=f"{len(hurt.SOLVERS)} solvers on {len(hurt.CASES)} data sets, {draws} label draws "
-         "each…", parallel=True,
+         "each…",
     progress=lambda done, total: bar.progress(done / total, text=f"{done} of {total} fits"))
 bar.empty()
 summaries = {name: summarize(rows) for name, rows in results.items()}

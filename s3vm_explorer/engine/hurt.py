@@ -85,12 +85,13 @@ SOLVERS = ("GradientTSVM", "ContinuationS3VM", "QNS3VM", "DeterministicAnnealing
 SAFE = "S4VM"
 
 #: The page's settings, as its widgets and the share link (field ``"hurt"``) hold them. The
-#: computation (``engine.lessons.unlabeled_hurt``, two processes) took 24 s of CPU at the
-#: defaults, 8 draws of 50 points, and 31 s with 10 draws (``/usr/bin/time``, its imports left
-#: out): about 2.2 s a draw for the 4 data sets x 7 solvers, S4VM's 100 candidate searches half
-#: of it, whatever n up to 80 (a fit's time is its overheads at these sizes), and 6 s to start
-#: the processes. Fewer than 8 draws lose verdicts the defaults show (S4VM's on 80 / 20
-#: classes among them).
+#: computation (``engine.lessons.unlabeled_hurt``) takes 8.3 s of one core at the defaults, 8
+#: draws of 50 points (about 1 s a draw for the 4 data sets x 7 solvers, whatever n up to 80:
+#: a fit's time is its overheads at these sizes), since LIBSVM is called without
+#: ``SVC.fit``'s checks; it had taken 24 s of CPU in two processes, 6 s of which started them.
+#: The page runs it in one process: two would save a second or two of an idle machine's wall
+#: time for 6 s more of CPU, which a class sharing a server pays. Fewer than 8 draws lose
+#: verdicts the defaults show (S4VM's on 80 / 20 classes among them).
 SETTINGS = {
     "n": Param("n", "n (points of each data set)", 50, "More points take longer: every solver "
                "runs on each data set and draw.", options=(40, 50, 80, 120, 200)),

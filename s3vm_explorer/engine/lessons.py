@@ -312,7 +312,7 @@ def local_minima(source, draws: int, C: float | None, max_time: float,
 
 
 def unlabeled_hurt(n_points: int, draws: int, n_per_class: int, seed: int,
-                   progress=None, n_jobs: int = 2) -> dict[str, list[dict]]:
+                   progress=None, n_jobs: int = 1) -> dict[str, list[dict]]:
     """Every solver of ``engine.hurt.SOLVERS`` against its own supervised SVM on each data set
     of ``engine.hurt.CASES`` (``n_points`` points drawn with ``seed``), over the same ``draws``
     label draws of ``n_per_class`` points per class: draw ``d`` labels
@@ -321,9 +321,9 @@ def unlabeled_hurt(n_points: int, draws: int, n_per_class: int, seed: int,
     Each solver runs at its generic defaults (S4VM with its form's seed), the same rules on
     every data set; each row holds its own fair SVM's error on the same draw
     (``engine.comparison.run_draws``). Returns the rows by data set name; ``progress(done,
-    total)`` after each fit, the fits ``n_jobs`` at a time: two pay even for the page's fewest
-    fits, 6 draws of 40 points, 12 s of CPU in one process (S4VM's a third of a second each)
-    and 18 s in two, 6 s of which start them (at a load average of 13 on two cores).
+    total)`` after each fit, the fits ``n_jobs`` at a time (one by default: the page's
+    defaults take 8.3 s of one core, and two processes cost 6 s of CPU more to start;
+    ``engine.hurt.SETTINGS``).
     """
     estimators = {solver: make_estimator(solver, _seeded(solver, {})) for solver in hurt.SOLVERS}
     seeds = [seed + draw for draw in range(draws)]
