@@ -43,7 +43,8 @@ lint: $(TESTS)
 # browser, so they run beside the others (their report follows the others'). A share of the
 # browser tests that time nothing (E2E_LATE) runs once the others have ended, beside the rest
 # of the browser tests, so that both end together: about 11 minutes on 2 cores (measured:
-# 9.8 minutes for the others, 9.2 for the browser tests beside them, 2.2 for the share after).
+# 9.9 minutes for the others and 1.1 for the share after them, 10.9 for the browser tests
+# beside them).
 # (In more processes the browser tests' timed runs starve and fail at random.)
 E2E_LATE := tests/e2e/test_truth_in_browser.py
 test: $(TESTS) browser lint
