@@ -102,7 +102,7 @@ def bench_solvers(sizes=(200, 2000), searches=5, sigma=0.3):
         X, _, semi = _moons(n, per_class=2)
         y = np.where(semi == -1, 0.0, 2.0 * semi - 1.0)
         K = rbf_kernel(X, X, sigma)
-        bounds = s4vm.balance_bounds(y[y != 0], int(np.sum(y == 0)), 0.1)
+        bounds = s4vm.balance_bounds(np.mean(y[y != 0] > 0), int(np.sum(y == 0)), 0.1)
         svm_u = np.ones(int(np.sum(y == 0)))
         for name in ("LIBSVM", "active set"):
             times, iterations = [], []
@@ -145,7 +145,7 @@ def bench_calls(sizes=(2000, 4000), searches=3, repeats=REPEATS):
         X, _, semi = _moons(n)
         y = np.where(semi == -1, 0.0, 2.0 * semi - 1.0)
         K = rbf_kernel(X, X, s4vm.mean_distance_sigma(X))
-        bounds = s4vm.balance_bounds(y[y != 0], int(np.sum(y == 0)), 0.1)
+        bounds = s4vm.balance_bounds(np.mean(y[y != 0] > 0), int(np.sum(y == 0)), 0.1)
         svm_u = np.ones(int(np.sum(y == 0)))
         times = {way: [] for way in ways}
         found = {}

@@ -439,7 +439,8 @@ class OneVsRestS3VM(ClassifierMixin, BaseEstimator):
         user's labels (``diagnostics.OneVsRestProblem``)."""
         estimator = clone(self.estimator)
         params = estimator.get_params(deep=False)
-        if params.get("r") is not None:
+        if params.get("r") is not None and not isinstance(params["r"], str):
+            # (a rule such as S4VM's r="svm" is computed in each problem, from its own data)
             raise ValueError(
                 f"{type(estimator).__name__}(r={params['r']!r}) would ask every class for the "
                 "same fraction of the unlabeled points. In one-vs-rest each class has its own "

@@ -37,7 +37,7 @@ from joblib import Parallel, delayed
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
 from s3vm_core.base import (
     KERNEL_CONSTRAINTS,
@@ -107,21 +107,22 @@ def mean_distance_sigma(X) -> float:
     return float(d.mean())
 
 
-def balance_bounds(y_labeled, n_unlabeled: int, beta: float) -> tuple[int, int]:
+def balance_bounds(positive_share: float, n_unlabeled: int,
+                   beta: float) -> tuple[int, int]:
     """The numbers of unlabeled points labeled +1 that the balance constraint allows.
 
-    Eq. (1)'s set B: the mean label of the unlabeled points within ``beta`` of the mean of the
-    labels ``y_labeled`` (+-1), i.e. a share of positives within ``beta / 2`` of the labeled
-    points' share. When no integer lies in that range (few unlabeled points), the count
-    nearest to the labeled share is the only one allowed.
+    Eq. (1)'s set B: the mean label of the unlabeled points within ``beta`` of the mean label
+    ``2 positive_share - 1`` of the centre (the labeled points' in the paper, S4VM.m's
+    ``beta = mean(label)``), i.e. a share of positives within ``beta / 2`` of
+    ``positive_share``. When no integer lies in that range (few unlabeled points), the count
+    nearest to the centre is the only one allowed.
     """
-    mean = float(np.mean(y_labeled))
-    low, high = (1.0 + mean - beta) / 2.0, (1.0 + mean + beta) / 2.0
+    low, high = positive_share - beta / 2.0, positive_share + beta / 2.0
     slack = 1e-9 * max(n_unlabeled, 1)  # a product that should be an integer stays one
     k_low = max(0, math.ceil(n_unlabeled * low - slack))
     k_high = min(n_unlabeled, math.floor(n_unlabeled * high + slack))
     if k_low > k_high:
-        k_low = k_high = min(n_unlabeled, max(0, round(n_unlabeled * (1.0 + mean) / 2.0)))
+        k_low = k_high = min(n_unlabeled, max(0, round(n_unlabeled * positive_share)))
     return k_low, k_high
 
 
@@ -348,16 +349,16 @@ class S4VM(S3VMClassifier):
     + C2 sum_unlabeled max(0, 1 - y^_j f_j)``,
 
     with the balance constraint B (the mean of the unlabeled labels y^ within ``beta`` of that
-    of the labels), is minimized by ``sample_time`` local searches from random labelings
-    (``local_search``) and from the SVM's labels. Their labelings are grouped by k-medoids
-    (``group_labelings``) and the candidate of lowest objective in each group is kept. The
-    answer is the labeling of the unlabeled points that maximizes the worst-case gain in
-    accuracy over the SVM on the labels, were any kept candidate the truth (``gain - lam
+    of the labels, or of the centre ``r``), is minimized by ``sample_time`` local searches from
+    random labelings (``local_search``) and from the SVM's labels. Their labelings are grouped
+    by k-medoids (``group_labelings``) and the candidate of lowest objective in each group is
+    kept. The answer is the labeling of the unlabeled points that maximizes the worst-case gain
+    in accuracy over the SVM on the labels, were any kept candidate the truth (``gain - lam
     loss``, the points the labeling gains over the SVM less ``lam`` times those it loses;
     ``safe_labeling``). The SVM's labels gain 0 against every candidate, so they are returned
-    when nothing gains in the worst case. With ``lam >= 1``, when the true labeling is among
-    the kept candidates, the answer is at least as accurate as the SVM on the unlabeled
-    points (gain >= lam loss >= loss).
+    when nothing gains in the worst case. With ``lam >= 1``, when the true labeling is among the
+    kept candidates, the answer is at least as accurate as the SVM on the unlabeled points (gain
+    >= lam loss >= loss).
 
     Transductive, as the paper: ``transduction_`` holds the chosen labels. ``predict`` on
     new points uses the SVM trained on the chosen labeling (cost C1 on the labels, C2 on the
@@ -388,12 +389,23 @@ class S4VM(S3VMClassifier):
         (S4VM.m: 3). At least 1 for the safeness argument above.
     beta : float in [0, 2], default=0.1
         The balance constraint's tolerance on the unlabeled points' mean label (S4VM.m's
-        ``alpha = 0.1``; the centre, the labeled points' mean label, is its ``beta``). Right
-        for labels drawn at random from the data, the paper's protocol; labels drawn equally
-        per class centre it on half positive, and on unbalanced data every candidate then
-        misses the true ratio, so that S4VM can be worse than its SVM: pass a ``beta`` that
-        admits the ratio (docs/benchmarks.md, "Safe on real data": breast cancer, 63 %
-        benign, at 10 labels a class, 10.6 % against the SVM's 8.6 % at 0.1, 7.7 % at 0.3).
+        ``alpha = 0.1``), about the centre that ``r`` sets.
+    r : float in (0, 1), "svm", "both" or None, default=None
+        The centre of the balance constraint: the share of unlabeled points in the positive
+        class ``classes_[1]``. ``None``: the labeled points' share, as the paper (eq. (1);
+        S4VM.m's ``beta = mean(label)``), right for labels drawn at random from the data, the
+        paper's protocol. ``"svm"``: the share that the SVM on the labels (the one the safe
+        choice is measured against) gives the unlabeled points ("classify and count", as
+        ``estimate_positive_fraction``). ``"both"``: the searches take the two centres in
+        turn, so that the candidates stand for either ratio and the safe choice leaves the
+        SVM's labels only where both agree (docs/deviations.md, "S4VM"). Both shares are
+        computed in each fit, so also in each problem of ``OneVsRestS3VM``. Labels drawn
+        equally per class put the labels' share at one half: on unbalanced data every
+        candidate then misses the true ratio, and S4VM can be worse than its SVM (breast
+        cancer, 63 % benign, 10 labels a class: 10.6 % against its SVM's 8.6 %); the SVM's
+        share from 2 labels a class is far from the truth as often (two circles: 34.5 %
+        against 32.6 % with ``"svm"``); with ``"both"`` S4VM is worse than its SVM on
+        neither (docs/benchmarks.md, "Safe on real data").
     sample_time : int in [1, 10000], default=100
         Local searches from random labelings (S4VM.m's ``sampleTime``): 80 % uniform at
         random, 20 % the SVM's labels with a fifth of them flipped. One more starts from the
@@ -475,6 +487,7 @@ class S4VM(S3VMClassifier):
                             "any data set of fewer than a million points, so larger values "
                             "change nothing")],
         "beta": [Interval(Real, 0, 2, closed="both")],
+        "r": [Interval(Real, 0, 1, closed="neither"), StrOptions({"svm", "both"}), None],
         "sample_time": [Bounded(Integral, 1, 10_000, closed="both",
                                 why="the paper samples 100; each sample is a local search of "
                                     "many SVM fits")],
@@ -485,7 +498,7 @@ class S4VM(S3VMClassifier):
     }
 
     def __init__(self, C1=100.0, C2=0.1, kernel="rbf", sigma=None, degree=3, coef0=1.0,
-                 lam=3.0, beta=0.1, sample_time=100, n_clusters=None, max_iter=200,
+                 lam=3.0, beta=0.1, r=None, sample_time=100, n_clusters=None, max_iter=200,
                  random_state=None, n_jobs=None):
         self.C1 = C1
         self.C2 = C2
@@ -495,6 +508,7 @@ class S4VM(S3VMClassifier):
         self.coef0 = coef0
         self.lam = lam
         self.beta = beta
+        self.r = r
         self.sample_time = sample_time
         self.n_clusters = n_clusters
         self.max_iter = max_iter
@@ -530,7 +544,18 @@ class S4VM(S3VMClassifier):
     def _features(self, X):
         return self._kernel(X - self._offset)
 
+    def _balance_centres(self, y, svm_labels_u) -> tuple[float, ...]:
+        """The centres of the balance constraint (``r``): the shares of positives it asks of
+        the unlabeled points, from the labels ``y`` (+-1, 0 unlabeled) and/or the SVM's
+        labels ``svm_labels_u`` of the unlabeled points; the searches take them in turn."""
+        labels_share = float(np.mean(y[y != 0] > 0))
+        svm_share = float(np.mean(svm_labels_u > 0))
+        return {None: (labels_share,), "svm": (svm_share,),
+                "both": (labels_share, svm_share)}.get(self.r, (self.r,))
+
     def _balance_from_labels(self):
+        if self.r is not None:
+            return None
         if hasattr(self, "safe_choice_") and not isinstance(self.safe_choice_, Integral):
             # the answer keeps the balance only when it is a candidate's labeling: the SVM's
             # labels and the linear programme's follow none, so a share far from the labels'
@@ -538,7 +563,8 @@ class S4VM(S3VMClassifier):
             return None
         return ("The balance constraint of its local searches (eq. (1)) keeps the mean label of "
                 f"the unlabeled points within beta = {self.beta:g} of the labeled points' mean "
-                f"label. {LABEL_PROPORTIONS}")
+                "label. Set r='both' to search also about the share its SVM predicts, or "
+                f"{LABEL_PROPORTIONS[0].lower()}{LABEL_PROPORTIONS[1:]}")
 
     # -- the four steps -------------------------------------------------------------------
 
@@ -591,11 +617,13 @@ class S4VM(S3VMClassifier):
         n_uniform = math.ceil(UNIFORM_STARTS * self.sample_time)
         kinds += ["uniform"] * n_uniform + ["flipped"] * (self.sample_time - n_uniform)
         seeds = rng.randint(np.iinfo(np.int32).max, size=len(kinds))
-        bounds = balance_bounds(y[y != 0], svm_labels_u.size, self.beta)
+        bounds = [balance_bounds(centre, svm_labels_u.size, self.beta)
+                  for centre in self._balance_centres(y, svm_labels_u)]
         yield from Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(local_search)(K, y, kind, svm_labels_u, int(seed), C1=float(self.C1),
-                                  C2=float(self.C2), bounds=bounds, max_iter=self.max_iter)
-            for kind, seed in zip(kinds, seeds, strict=True))
+                                  C2=float(self.C2), bounds=bounds[index % len(bounds)],
+                                  max_iter=self.max_iter)
+            for index, (kind, seed) in enumerate(zip(kinds, seeds, strict=True)))
 
     @staticmethod
     def _state(search: CandidateSearch, stage: str, index: int, value: int,

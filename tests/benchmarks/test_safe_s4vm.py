@@ -18,9 +18,11 @@ def test_tiny_run_pairs_both_solvers_with_their_svms_in_both_scalings(tmp_path, 
         (d, s, m) for d in ("iris", "two moons") for s in safe_s4vm.SCALINGS
         for m in safe_s4vm.METHODS}
     assert all(0 <= r["svm_error"] <= 1 for r in results)
-    s4vm = [r for r in results if r["method"] == "S4VM"]
+    s4vm = [r for r in results if r["method"] in safe_s4vm.S4VMS]
+    assert {r["method"] for r in s4vm} == {"S4VM", "S4VM, r = both"}
     assert all(0 <= r["svm_kept"] <= 1 and 0 <= r["truth_distance"] <= 1 for r in s4vm)
-    assert "S4VM, [0, 1]" in printed and "Significantly worse than the fair SVM:" in printed
+    assert "S4VM, [0, 1]" in printed and "S4VM, r = both, [0, 1]" in printed
+    assert "Significantly worse than the fair SVM:" in printed
 
 
 def test_the_scalings_are_the_given_units_and_the_unit_interval():

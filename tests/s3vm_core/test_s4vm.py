@@ -111,7 +111,7 @@ def test_the_balance_constraint_holds_after_every_label_step_of_a_search():
     y = np.where(semi == -1, 0.0, 2.0 * semi - 1.0)
     K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / (2 * 0.3**2))
     u = int(np.sum(y == 0))
-    low, high = balance_bounds(y[y != 0], u, 0.1)
+    low, high = balance_bounds(np.mean(y[y != 0] > 0), u, 0.1)
     assert (low, high) == (34, 40)  # 45 % to 55 % of the 74 unlabeled points positive
     svm_labels = np.ones(u)
     for seed, kind in itertools.product(range(4), ["uniform", "flipped"]):
@@ -129,10 +129,41 @@ def test_the_balance_holds_in_every_candidate_of_a_fit_with_unbalanced_labels():
     semi[np.flatnonzero(y == 0)[:2]] = 0
     semi[np.flatnonzero(y == 1)[:4]] = 1  # mean label 1/3: 61.7 % to 71.7 % of 94 positive
     model = S4VM(sample_time=20, random_state=0).fit(X, semi)
-    low, high = balance_bounds(np.where(semi[semi != -1] == 1, 1, -1), 94, 0.1)
+    low, high = balance_bounds(np.mean(semi[semi != -1] == 1), 94, 0.1)
     assert (low, high) == (58, 67)
     positives = np.count_nonzero(model.candidate_labelings_[:, semi == -1] > 0, axis=1)
     assert np.all((positives >= low) & (positives <= high))
+
+
+def _unbalanced_moons():
+    """150 points, 100 of them positive, labeled 3 of each class (the labels' share 1/2)."""
+    X, y = two_moons(n_samples=200, noise=0.1, random_state=0)
+    keep = np.r_[np.flatnonzero(y == 0)[:50], np.flatnonzero(y == 1)]
+    X, y = X[keep], y[keep]
+    return X, y, pick_labeled(y, 3, random_state=0)
+
+
+@pytest.mark.parametrize("r", ["svm", 0.62, "both"])
+def test_r_centres_the_balance_of_the_candidates_instead_of_the_labels(r):
+    X, y, semi = _unbalanced_moons()
+    unlabeled = semi == -1
+    model = S4VM(r=r, sample_time=20, random_state=0).fit(X, semi)
+    svm_share = np.mean(model.svm_transduction_[unlabeled] == 1)
+    centres = {"svm": [svm_share], "both": [0.5, svm_share]}.get(r, [r])
+    positives = np.count_nonzero(model.candidate_labelings_[:, unlabeled] > 0, axis=1)
+    # the searches take the centres in turn (the search from the SVM's labels first)
+    for index, count in enumerate(positives):
+        low, high = balance_bounds(centres[index % len(centres)], int(unlabeled.sum()), 0.1)
+        assert low <= count <= high, (index, count, low, high)
+    # the labels' share, one half, asks for 65 to 79 positives of the 144 (the truth: 97)
+    assert balance_bounds(0.5, 144, 0.1) == (65, 79)
+    assert r != "both" or np.any(positives > 79)
+
+
+def test_the_balance_warning_of_labels_drawn_per_class_names_r():
+    model = S4VM(sample_time=5, random_state=0)
+    assert "r='both'" in model._balance_from_labels()
+    assert S4VM(r="both")._balance_from_labels() is None
 
 
 def test_k_medoids_keeps_apart_what_differs_and_together_what_does_not():
@@ -323,3 +354,17 @@ def test_bad_input_is_refused_with_a_sentence():
     with pytest.raises(ValueError, match="'lam' parameter of S4VM must be a float in the range "
                                          r"\[0, 1e\+06\]"):
         S4VM(lam=1e300).fit(X, semi)
+
+
+def test_one_vs_rest_takes_r_svm_or_both_in_each_problem_and_refuses_one_share_for_all():
+    from sklearn.datasets import load_iris
+
+    from s3vm_core import OneVsRestS3VM
+
+    X, y = load_iris(return_X_y=True)
+    semi = pick_labeled(y, 2, random_state=0)
+    model = OneVsRestS3VM(S4VM(r="both", sample_time=6, random_state=0)).fit(X, semi)
+    assert [e.r for e in model.estimators_] == ["both"] * 3
+    assert np.mean(model.transduction_[semi == -1] == y[semi == -1]) > 0.8
+    with pytest.raises(ValueError, match="same fraction"):
+        OneVsRestS3VM(S4VM(r=0.3, sample_time=6)).fit(X, semi)
