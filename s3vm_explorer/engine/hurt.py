@@ -73,7 +73,8 @@ CASES: dict[str, Case] = {c.name: c for c in [
          "Two moons, 80 % of the points in the upper one, and as many labels of each class: "
          "a balance constraint that takes the labels' 1:1 looks for a boundary through the "
          "larger moon. S4VM's candidate separators keep such a balance too (Li & Zhou's "
-         "eq. (1))."),
+         "eq. (1)), in half its searches here, the other half the share its SVM predicts "
+         "(r = both, this app's default)."),
 ]}
 
 #: The solvers the page runs, each at its generic defaults (S4VM seeded as the Watch page runs

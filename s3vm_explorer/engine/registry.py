@@ -305,12 +305,14 @@ SOLVERS: dict[str, Solver] = {
                          integer=True),
                    Param("lam", "λ", 3.0, "Weight of a loss against a gain in the safe "
                          "choice (the paper: 3).", low=0.0, high=1e6),
-                   Param("r", "balance centre", None, "The share of positives the balance "
-                         "constraint asks of the unlabeled points. labels' share: as the "
-                         "paper. svm: the share the SVM on the labels predicts. both: half "
-                         "the searches each, so that the safe choice follows only what both "
-                         "agree on; for labels clicked a few of each class, which say "
-                         "nothing of the data's ratio.", options=(None, "svm", "both"),
+                   # the app's labels are clicked or drawn a few of each class, which puts
+                   # the labels' share at one half whatever the data's: "both" by default
+                   Param("r", "balance centre", "both", "The share of positives the balance "
+                         "constraint asks of the unlabeled points. labels' share: the paper's. "
+                         "svm: the share the SVM on the labels predicts. both (this app's "
+                         "default): half the searches each, so that the safe choice follows "
+                         "only what both agree on, since labels clicked a few of each class "
+                         "say nothing of the data's ratio.", options=(None, "svm", "both"),
                          placeholder="labels' share"),
                    Param("random_state", "seed", 0, "Seed of the searches' random starts: "
                          "the same seed, the same film.", low=0, high=2**31 - 1,
