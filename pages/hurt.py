@@ -30,11 +30,8 @@ st.markdown(
     "break either assumption, the unlabeled points can pull the boundary the wrong way. Here "
     "each solver meets *its own* supervised SVM (the same kernel, width and C on the same "
     "labels) on four data sets; S4VM (Li & Zhou, TPAMI 2015) is meant never to be worse than "
-    "its SVM, a promise that holds when the true labels are among its candidates. With its "
-    "balance centred on both the labels' and its SVM's class shares (r = both, this app's "
-    "default) it was worse in 4 of 66 settings of docs/benchmarks.md, \"Safe on real "
-    "data\", all on g10n, whose classes cut across its clusters; at the paper's centre, the "
-    "labels' share, in 9."
+    "its SVM, a promise that holds when the true labels are among its candidates (it was "
+    "worse in 4 of 66 settings of docs/benchmarks.md, all on g10n)."
 )
 KEYS, SETTINGS = state.HURT, hurt.SETTINGS
 state.keep_teaching_widgets(*KEYS.values())
