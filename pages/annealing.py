@@ -21,7 +21,7 @@ from s3vm_explorer.engine.presets import sigma_caption
 from s3vm_explorer.engine.registry import scalable_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
-from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.forms import n_points, preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.guide import set_widget
 from s3vm_explorer.ui.runs import computed
@@ -49,8 +49,9 @@ lesson_button, lesson_box, settings = lesson_and_settings(
     "Settings: the parameters, the loss V, λ and the fixed temperatures")
 with settings:
     left, middle, right = st.columns([1, 1, 1.5])  # room for the chosen temperatures
+    # the preset on the sidebar's n, as the Watch page runs it
     preset, preset_params = preset_choice(left, state.DA_PRESET, dataset,
-                                          "DeterministicAnnealingS3VM")
+                                          "DeterministicAnnealingS3VM", n_points())
     sigma = preset_params.get("sigma")
     lam_key = state.keep_preset_widget(state.DA_LAM, dataset, preset, preset_params.get(
         "lam", state.TEACHING_DEFAULTS[state.DA_LAM]))

@@ -8,10 +8,10 @@ from s3vm_explorer.engine.figures.data import boundary_multiples_figure, boundar
 from s3vm_explorer.engine.figures.teaching import CRITERION_TITLES, stopping_figure
 from s3vm_explorer.engine.guides import early_stopping_guide
 from s3vm_explorer.engine.metrics import percent, unlabeled_error
-from s3vm_explorer.engine.presets import sigma_caption
+from s3vm_explorer.engine.presets import PAPER, scaled_caption, sigma_caption
 from s3vm_explorer.ui import state
 from s3vm_explorer.ui.charts import chart
-from s3vm_explorer.ui.forms import preset_choice, require_both_classes
+from s3vm_explorer.ui.forms import n_points, preset_choice, require_both_classes
 from s3vm_explorer.ui.guide import lesson as guided
 from s3vm_explorer.ui.runs import computed
 from s3vm_explorer.ui.sidebar import lesson_and_settings, start_teaching_page
@@ -35,24 +35,34 @@ lesson_button, lesson_box, settings = lesson_and_settings(
     "Settings: the parameters, γ_I and the validation set")
 with settings:
     left, middle, right = st.columns(3)
-    preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM")
-    sigma = preset_params.get("sigma")
-    gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset, preset, preset_params.get(
-        "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I]))
+    # the preset on the sidebar's n, as the Watch page runs it (k and γ_I follow n)
+    preset, preset_params = preset_choice(left, state.ES_PRESET, dataset, "LapSVM",
+                                          n_points())
+    scaling = preset == PAPER and scaled_caption(dataset, "LapSVM", n_points())
+    sigma, initial_gamma_I = preset_params.get("sigma"), preset_params.get(
+        "gamma_I", state.TEACHING_DEFAULTS[state.ES_GAMMA_I])
+    graph = tuple(sorted((name, value) for name, value in preset_params.items()
+                         if name not in ("sigma", "gamma_I")))
+    # a preset scaled to n starts γ_I at its own value, kept apart from the other sizes'
+    gamma_key = state.keep_preset_widget(state.ES_GAMMA_I, dataset,
+                                         f"{preset}:{n_points()}" if scaling else preset,
+                                         initial_gamma_I)
     middle.select_slider("γ_I (weight of the intrinsic norm)",
-                         options=[0.01, 0.1, 1.0, 10.0, 100.0], key=gamma_key,
-                         format_func="{:g}".format,
-                         help="Table 8's grid; γ_A stays at its default 1e-6.")
+                         options=sorted({0.01, 0.1, 1.0, 10.0, 100.0, initial_gamma_I}),
+                         key=gamma_key, format_func="{:g}".format,
+                         help="Table 8's grid, and the preset's value; γ_A, k and p are the "
+                              "preset's (γ_A 1e-6, k 6 and p 1 by default).")
     right.select_slider("validation set |V| (points)", options=[5, 10, 20, 50],
                         key=state.ES_N_VAL, help="Unlabeled points whose true labels the "
                         "validation check (Algorithm 3) may see.")
-    st.caption(sigma_caption(dataset, "LapSVM", preset, sigma))
+    st.caption(sigma_caption(dataset, "LapSVM", preset, sigma)
+               + (f" {scaling}" if scaling else ""))
 
 require_both_classes(labels, "LapSVM")
 
 run = computed(lessons.early_stopping_run, state.data_source(), tuple(labels.tolist()),
                float(st.session_state[gamma_key]), int(st.session_state[state.ES_N_VAL]),
-               sigma, what="Running PCG and Newton…")
+               sigma, graph, what="Running PCG and Newton…")
 
 states = [s for s in run["states"] if s.event in ("init", "iter")]
 times = [t for s, t in zip(run["states"], run["times"], strict=True)

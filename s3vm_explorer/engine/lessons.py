@@ -115,10 +115,12 @@ def fixed_temperature_runs(source, labels: tuple, loss: str, lam: float,
 
 
 def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
-                       sigma: float | None = None) -> dict:
+                       sigma: float | None = None, graph: tuple = ()) -> dict:
     """PCG run to the end with every criterion recorded, and the Newton optimum.
 
-    The validation set is ``n_val`` unlabeled training points with their true labels (drawn
+    ``graph`` holds the preset's other ``(parameter, value)`` pairs (its k, p and gamma_A:
+    Table 8's on g50c, and k following n on the toy sets, ``engine.presets.scaled``). The
+    validation set is ``n_val`` unlabeled training points with their true labels (drawn
     with the data's seed), the labeled validation set of Algorithm 3.
     """
     data = source.build()
@@ -129,7 +131,7 @@ def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
     rng = np.random.default_rng(source.seed)
     chosen = rng.choice(candidates, min(n_val, candidates.size), replace=False)
     val = {"X_val": X[chosen], "y_val": y_true[chosen]} if chosen.size else {}
-    pcg = LapSVM(solver="pcg", gamma_I=gamma_I, sigma=sigma)
+    pcg = LapSVM(solver="pcg", gamma_I=gamma_I, sigma=sigma, **dict(graph))
     states, times = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter without convergence is part of the story
@@ -137,7 +139,7 @@ def early_stopping_run(source, labels: tuple, gamma_I: float, n_val: int,
         for s in pcg.trace(X, labels, **val):
             states.append(s)
             times.append(time.perf_counter() - start)
-        newton = LapSVM(solver="newton", gamma_I=gamma_I, sigma=sigma)
+        newton = LapSVM(solver="newton", gamma_I=gamma_I, sigma=sigma, **dict(graph))
         start = time.perf_counter()
         newton_states = list(newton.trace(X, labels))
         newton_seconds = time.perf_counter() - start

@@ -165,10 +165,13 @@ def preset_line(container, dataset: str, solver: str) -> None:
                      help="Fill the form with this preset and run it.")
 
 
-def preset_choice(container, name: str, dataset: str, solver: str) -> tuple[str, dict]:
+def preset_choice(container, name: str, dataset: str, solver: str,
+                  n_points: int | None = None) -> tuple[str, dict]:
     """A teaching page's radio between ``solver``'s presets on ``dataset`` (only the default
     where the data set has no paper preset), under the page's key ``name``; returns the preset
-    chosen and its parameters (``engine.presets.preset_params``). It opens on the paper's."""
+    chosen and its parameters on ``n_points`` points (``engine.presets.preset_params``: the
+    paper's follow n as the Watch page's do; None, the data set's own size). It opens on the
+    paper's."""
     options = [presets.PAPER, presets.DEFAULT]
     if presets.paper_preset(dataset, solver) is None:
         options = [presets.DEFAULT]
@@ -181,7 +184,7 @@ def preset_choice(container, name: str, dataset: str, solver: str) -> tuple[str,
                     "the generic default is the solver's data-independent default, e.g. σ = "
                     "the median distance.")
     chosen = st.session_state[key]
-    return chosen, presets.preset_params(dataset, solver, chosen)
+    return chosen, presets.preset_params(dataset, solver, chosen, n_points)
 
 
 def require_valid_parameters(name: str, values: dict, *more) -> None:
