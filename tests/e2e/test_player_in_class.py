@@ -123,6 +123,8 @@ def test_speed_and_loop_are_kept_in_the_link_and_a_loop_holds_the_result(server,
     while (share_link(page)["speed"], share_link(page)["loop"]) != (2, True):
         assert time.monotonic() < deadline, share_link(page)
         time.sleep(0.3)
+    # the page's rerun for the new speed, which still had the loop off, did not untick it
+    assert player.evaluate("() => [film.speed, film.loop, loop.checked]") == [2, True, True]
 
     player.get_by_text("▶ Play", exact=True).click()
     player.wait_for_function("() => film.frame === args.states.length - 1", timeout=30_000)

@@ -37,6 +37,8 @@ let figureJson = null;     // the figure drawn now (a new one means a new film)
 let themeSeen = null;      // the page's theme the figure is drawn in
 let jumpSeen = null;       // the page's last request to jump (its details slider moved)
 let settingsSeen = null;   // the page's last speed and loop (from the session or a link)
+const settingsReported = new Set();  // every speed and loop this player has reported
+const settingsOf = (source) => `${source.speed} ${source.loop}`;
 let fill = null;           // int8 (frames, ny, nx): f * fill_steps on the display grid
 let pointColors = null;    // uint8 (frames, n): each point's colour, an index into point_colors
 const tile = document.createElement("canvas");  // the grid, one pixel per grid point
@@ -646,6 +648,7 @@ const reportedAt = new Map();
 const ECHO_MS = 2000;
 function report(withState) {
   reports += 1;
+  settingsReported.add(settingsOf(film));
   if (withState) {
     reported = args.states[film.frame];
     reportedAt.set(reported, performance.now());
@@ -750,11 +753,14 @@ reducedMotion.addEventListener("change", () => {
   refit();
 });
 
-// Speed and loop as the page has them; the echo of the player's own report changes nothing.
+// Speed and loop as the page has them. The echo of the player's own report changes nothing,
+// nor does that of an earlier one: after a new speed the user may tick the loop before the
+// page's rerun for the speed arrives, and that rerun still carries the loop unticked.
 function takeSettings(next) {
-  const settings = `${next.speed} ${next.loop}`;
+  const settings = settingsOf(next);
   if (settings === settingsSeen) return;
   settingsSeen = settings;
+  if (settingsReported.has(settings)) return;
   if (speedBox.options.length !== next.speeds.length) {
     speedBox.replaceChildren(...next.speeds.map((speed) => new Option(`${speed}×`, speed)));
   }
