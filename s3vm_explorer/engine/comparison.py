@@ -41,7 +41,7 @@ from s3vm_core import (
 )
 from s3vm_core.metrics import ALPHA, paired_comparison, unlabeled_error
 from s3vm_explorer.engine.metrics import UNKNOWN
-from s3vm_explorer.engine.registry import SOLVERS, make_estimator
+from s3vm_explorer.engine.registry import make_estimator, with_form_defaults
 from s3vm_explorer.engine.run.backends import cluster
 from toy_data import UNLABELED, class_count, pick_labeled
 
@@ -243,9 +243,9 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
                          f"least {CV_FOLDS} labels per class in each draw (a fold of held-out "
                          f"labels each), not {n_per_class}. Give more labels per class.")
     runs = runs or {}
-    estimators = {name: make_estimator(runs.get(name, name),
-                                       _seeded(runs.get(name, name), params.get(name, {})),
-                                       class_count(y_true)) for name in names}
+    solver_of = {name: runs.get(name, name) for name in names}
+    estimators = {name: make_estimator(solver, with_form_defaults(solver, params.get(name, {})),
+                                       class_count(y_true)) for name, solver in solver_of.items()}
     if chosen_by_cv:
         estimators = {name: ChosenByCV(estimator) for name, estimator in estimators.items()}
     rows = run_draws(X, y_true, estimators, draw_seeds(k, random_state),
@@ -254,13 +254,6 @@ def compare_solvers(X: np.ndarray, y_true: np.ndarray, solvers: Sequence[str], *
     return [{c: row[c] for c in COLUMNS} for row in rows]
 
 
-def _seeded(solver: str, params: dict) -> dict:
-    """``params`` with the seed of the solver's form where it has one and ``params`` do not
-    set it (S4VM's random starts): as the Watch page runs it, and the same comparison twice
-    gives the same rows (unseeded, S4VM's safe choice on a draw of two moons changed from run
-    to run, 32.8 % one time and 50 % the next)."""
-    seeds = {p.name: p.default for p in SOLVERS[solver].params if p.name == "random_state"}
-    return seeds | dict(params)
 
 
 def run_draws(X: np.ndarray, y_true: np.ndarray, estimators: dict, seeds: Sequence[int], *,

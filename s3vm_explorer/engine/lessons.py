@@ -22,7 +22,7 @@ from s3vm_core import (
 from s3vm_core.metrics import unlabeled_error
 from s3vm_core.solvers.continuation import smoothed_objective_along_line
 from s3vm_explorer.engine import hurt
-from s3vm_explorer.engine.comparison import BASELINE, _seeded, compare_solvers, run_draws
+from s3vm_explorer.engine.comparison import BASELINE, compare_solvers, run_draws
 from s3vm_explorer.engine.presets import (
     BOTH,
     CHOSEN_BY_CV,
@@ -32,7 +32,7 @@ from s3vm_explorer.engine.presets import (
     preset_params,
     presets_data_set,
 )
-from s3vm_explorer.engine.registry import SOLVERS, make_estimator, run_form
+from s3vm_explorer.engine.registry import SOLVERS, make_estimator, run_form, with_form_defaults
 from toy_data import UNLABELED, pick_labeled
 
 #: Resolution of the teaching pages' small boundary panels.
@@ -217,7 +217,7 @@ def label_draws(source, runs: tuple, k: int = DRAWS, progress=None) -> list[dict
     estimators, forms = {}, {}
     for name, solver, params in runs:
         params, forms[name] = _form(solver, len(X), dict(params))
-        estimators[name] = make_estimator(solver, params)
+        estimators[name] = make_estimator(solver, with_form_defaults(solver, params))
     rows = run_draws(X, y_true, estimators, [source.seed + draw for draw in range(k)],
                      n_jobs=_jobs(len(X), k * len(estimators)), progress=progress)
     for row in rows:
@@ -320,14 +320,16 @@ def unlabeled_hurt(n_points: int, draws: int, n_per_class: int, seed: int,
     label draws of ``n_per_class`` points per class: draw ``d`` labels
     ``pick_labeled(y, n_per_class, random_state=seed + d)``, as ``label_draws``.
 
-    Each solver runs at its generic defaults (S4VM with its form's seed), the same rules on
-    every data set; each row holds its own fair SVM's error on the same draw
+    Each solver runs at its generic defaults as the Watch page runs it
+    (``registry.with_form_defaults``: S4VM with its form's seed and balance centre), the same
+    rules on every data set; each row holds its own fair SVM's error on the same draw
     (``engine.comparison.run_draws``). Returns the rows by data set name; ``progress(done,
     total)`` after each fit, the fits ``n_jobs`` at a time (one by default: the page's
     defaults take 8.3 s of one core, and two processes cost 6 s of CPU more to start;
     ``engine.hurt.SETTINGS``).
     """
-    estimators = {solver: make_estimator(solver, _seeded(solver, {})) for solver in hurt.SOLVERS}
+    estimators = {solver: make_estimator(solver, with_form_defaults(solver, {}))
+                  for solver in hurt.SOLVERS}
     seeds = [seed + draw for draw in range(draws)]
     each = draws * len(estimators)
     results, done = {}, 0
